@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            the module for KDIR, the preload, exsconfig, the selftests
+# make demo       two VM hosts: an unmodified program through AF_EXS
+# make check      install what is missing, build, run every test
+# make style      checkpatch --strict over every source file
+#
+# KDIR defaults to the running kernel's build tree, else the newest Debian
+# headers that scripts/setup.sh installed.
+
+KVER_RUNNING := $(shell uname -r)
+KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER_RUNNING)/build) \
+		    $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
+
+CC	?= gcc
+CFLAGS	?= -O2 -g
+CFLAGS	+= -Wall -Wextra -Wno-missing-field-initializers \
+	   -Iinclude/uapi -Itools/include
+BUILD	:= build
+BIN	:= $(BUILD)/bin
+
+PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_race
+TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run
+HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h
+
+.PHONY: all module tools modules-all clean demo check style sparse install \
+	dkms-install
+
+all: module tools
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+tools: $(PROGS) $(TOOLS)
+
+$(BIN):
+	mkdir -p $@
+
+$(BIN)/exs_%: selftests/exs_%.c $(HDRS) | $(BIN)
+	$(CC) $(CFLAGS) -o $@ $< -lpthread
+
+$(BIN)/libexs-preload.so: tools/preload/exs_preload.c $(HDRS) | $(BIN)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+
+$(BIN)/exs-run: tools/preload/exs-run | $(BIN)
+	install -m 0755 $< $@
+
+# One build tree per supported kernel, for the VM rig: build/<kver>/
+modules-all:
+	./scripts/build-modules.sh
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules
+
+style:
+	./scripts/checkpatch.sh
+
+demo: all
+	./scripts/demo.sh
+
+check:
+	./scripts/check.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	rm -rf $(BUILD)

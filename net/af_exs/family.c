@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_EXS: family registration, socket creation and module init/exit.
+ *
+ * An AF_EXS socket wraps a native TCP socket of the same network namespace,
+ * created exactly as socket(AF_INET[6], SOCK_STREAM, IPPROTO_TCP) would be,
+ * so it shares TCP's port space, addresses, LSM checks and errno values.
+ */
+#define pr_fmt(fmt) "af_exs: " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <net/sock.h>
+
+#include "protocol.h"
+#include "mib.h"
+
+int exs_family = AF_EXS_DEFAULT;
+module_param_named(family, exs_family, int, 0444);
+MODULE_PARM_DESC(family, "address family number to register (default "
+		 __stringify(AF_EXS_DEFAULT) ", must be free and below AF_MAX)");
+
+struct proto exs_proto = {
+	.name		= "EXS",
+	.owner		= THIS_MODULE,
+	.obj_size	= sizeof(struct exs_sock),
+};
+
+static void exs_sock_destruct(struct sock *sk)
+{
+	WARN_ON_ONCE(exs_sk(sk)->native);
+}
+
+/* Allocate the AF_EXS sock for @sock around @native, which it then owns. */
+struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
+			    struct socket *native, int protocol, int kern)
+{
+	struct exs_sock *exs;
+	struct sock *sk;
+
+	sk = sk_alloc(net, exs_family, GFP_KERNEL, &exs_proto, kern);
+	if (!sk)
+		return NULL;
+
+	sock_init_data(sock, sk);
+	sk->sk_protocol = protocol;
+	sk->sk_state = TCP_CLOSE;
+	sk->sk_destruct = exs_sock_destruct;
+
+	exs = exs_sk(sk);
+	exs->native = native;
+	exs->transport = EXS_TRANSPORT_NONE;
+	exs->fallback_reason = EXS_FALLBACK_NONE;
+
+	/*
+	 * Let the native socket's inode carry our inode's number, so that
+	 * /proc/net/tcp, sock_diag and "ss -p" name the program's descriptor
+	 * for the TCP connection, before and after a merge.
+	 */
+	SOCK_INODE(native)->i_ino = SOCK_INODE(sock)->i_ino;
+
+	exs_want_sol_socket(sock);
+	sock->ops = &exs_proto_ops;
+	return sk;
+}
+
+static int exs_create(struct net *net, struct socket *sock, int protocol,
+		      int kern)
+{
+	struct socket *native;
+	int family, err;
+
+	if (sock->type != SOCK_STREAM)
+		return -ESOCKTNOSUPPORT;
+
+	family = exs_proto_to_family(protocol);
+	if (family < 0)
+		return family;
+
+	/*
+	 * The native socket is created as the caller would create a TCP
+	 * socket itself (kern passed through), so permission checks, the
+	 * namespace reference and accounting are TCP's own.
+	 */
+	err = __sock_create(net, family, SOCK_STREAM, IPPROTO_TCP, &native,
+			    kern);
+	if (err)
+		return err;
+
+	if (!exs_sock_alloc(net, sock, native, protocol, kern)) {
+		sock_release(native);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+static struct net_proto_family exs_family_ops = {
+	.owner	= THIS_MODULE,
+	.create	= exs_create,
+};
+
+static int __init exs_init(void)
+{
+	int err;
+
+	if (exs_family <= AF_UNSPEC || exs_family >= AF_MAX ||
+	    exs_family == AF_INET || exs_family == AF_INET6) {
+		pr_err("family %d is not usable (1..%d, not INET)\n",
+		       exs_family, AF_MAX - 1);
+		return -EINVAL;
+	}
+	exs_family_ops.family = exs_family;
+	exs_proto_ops.family = exs_family;
+
+	err = exs_mib_init();
+	if (err)
+		return err;
+
+	err = proto_register(&exs_proto, 1);
+	if (err)
+		goto err_mib;
+
+	err = sock_register(&exs_family_ops);
+	if (err) {
+		pr_err("family %d is taken (%d); load with family=N\n",
+		       exs_family, err);
+		goto err_proto;
+	}
+	pr_info("registered address family %d\n", exs_family);
+	return 0;
+
+err_proto:
+	proto_unregister(&exs_proto);
+err_mib:
+	exs_mib_exit();
+	return err;
+}
+
+/*
+ * Every AF_EXS socket holds a reference on this module (through
+ * net_proto_family.owner and proto_ops.owner), so exit runs only once the
+ * last one is released: unload is refused while any exists.
+ */
+static void __exit exs_exit(void)
+{
+	sock_unregister(exs_family);
+	proto_unregister(&exs_proto);
+	exs_mib_exit();
+}
+
+module_init(exs_init);
+module_exit(exs_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("AF_EXS: TCP sockets over RDMA with transparent TCP fallback");
+MODULE_VERSION("0.1");

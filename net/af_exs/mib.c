@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-namespace AF_EXS counters, shown in /proc/net/exs_stat as
+ * "Name value" lines.  Each is incremented at the one place its event
+ * happens.
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/netns/generic.h>
+
+#include "mib.h"
+
+static unsigned int exs_net_id __read_mostly;
+
+static const char * const exs_mib_names[EXS_MIB_MAX] = {
+	[EXS_MIB_ACTIVEOPEN]	= "ActiveOpen",
+	[EXS_MIB_LISTEN]	= "Listen",
+	[EXS_MIB_ACCEPTTCP]	= "AcceptTcp",
+	[EXS_MIB_ACCEPTKERN]	= "AcceptKernel",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_RDMA - 1]	= "FallbackNoRdma",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_DEVICE - 1]	= "FallbackNoDevice",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_PEER_REJECT - 1]	= "FallbackPeerReject",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_TIMEOUT - 1]	= "FallbackTimeout",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_VERSION - 1]	= "FallbackVersion",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NOMEM - 1]	= "FallbackNoMem",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_POLICY - 1]	= "FallbackPolicy",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NEG_CACHE - 1]	= "FallbackNegCache",
+};
+
+struct exs_net *exs_pernet(const struct net *net)
+{
+	return net_generic(net, exs_net_id);
+}
+
+const char *exs_mib_name(enum exs_mib_field field)
+{
+	return field < EXS_MIB_MAX ? exs_mib_names[field] : NULL;
+}
+
+unsigned long exs_mib_read(const struct net *net, enum exs_mib_field field)
+{
+	struct exs_mib __percpu *mib = exs_pernet(net)->mib;
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(mib, cpu)->mibs[field]);
+	return sum;
+}
+
+static int exs_stat_show(struct seq_file *seq, void *v)
+{
+	struct net *net = seq->private;
+	int i;
+
+	for (i = 0; i < EXS_MIB_MAX; i++)
+		seq_printf(seq, "%s %lu\n", exs_mib_names[i],
+			   exs_mib_read(net, i));
+	return 0;
+}
+
+static int __net_init exs_net_init(struct net *net)
+{
+	struct exs_net *en = exs_pernet(net);
+
+	en->mib = alloc_percpu(struct exs_mib);
+	if (!en->mib)
+		return -ENOMEM;
+	if (!proc_create_net_single("exs_stat", 0444, net->proc_net,
+				    exs_stat_show, NULL)) {
+		free_percpu(en->mib);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __net_exit exs_net_exit(struct net *net)
+{
+	remove_proc_entry("exs_stat", net->proc_net);
+	free_percpu(exs_pernet(net)->mib);
+}
+
+static struct pernet_operations exs_net_ops = {
+	.init	= exs_net_init,
+	.exit	= exs_net_exit,
+	.id	= &exs_net_id,
+	.size	= sizeof(struct exs_net),
+};
+
+int exs_mib_init(void)
+{
+	BUILD_BUG_ON(ARRAY_SIZE(exs_mib_names) != EXS_MIB_MAX);
+	return register_pernet_subsys(&exs_net_ops);
+}
+
+void exs_mib_exit(void)
+{
+	unregister_pernet_subsys(&exs_net_ops);
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_EXS proto_ops.
+ *
+ * Until a socket has a transport, every operation is the native TCP
+ * socket's, so addresses, errno values and readiness are TCP's own.  A
+ * connecting socket merges into its native socket (fallback.c); a listener
+ * never merges and hands out plain TCP sockets.
+ */
+#include <linux/module.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/poll.h>
+#include <net/sock.h>
+#include <net/ipv6.h>
+#include <net/tcp_states.h>
+
+#include "protocol.h"
+#include "mib.h"
+
+int exs_proto_to_family(int protocol)
+{
+	switch (protocol) {
+	case EXSPROTO_EXS:
+		return AF_INET;
+	case EXSPROTO_EXS6:
+		return AF_INET6;
+	default:
+		return -EPROTONOSUPPORT;
+	}
+}
+
+/*
+ * Would TCP start a connection to @addr?  Anything else (AF_UNSPEC
+ * disconnect, a short or foreign address) goes to the native socket
+ * unmerged, so it fails or succeeds exactly as on TCP and the socket stays
+ * free to try again.
+ */
+bool exs_connect_addr_ok(int family, const struct sockaddr *addr, int len)
+{
+	if (len < (int)sizeof(addr->sa_family) || addr->sa_family != family)
+		return false;
+	if (family == AF_INET)
+		return len >= (int)sizeof(struct sockaddr_in);
+	return len >= SIN6_LEN_RFC2133;
+}
+
+static struct socket *exs_native(const struct socket *sock)
+{
+	return exs_sk(sock->sk)->native;
+}
+
+static int exs_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct exs_sock *exs;
+	struct socket *native;
+
+	if (!sk)
+		return 0;
+	exs = exs_sk(sk);
+
+	lock_sock(sk);
+	native = exs->native;
+	exs->native = NULL;
+	/* The file is going away: it no longer belongs to the native socket
+	 * (fallback.c lent it), and sock_release() must free its inode.
+	 */
+	native->file = NULL;
+	sk->sk_state = TCP_CLOSE;
+	sock_orphan(sk);
+	release_sock(sk);
+
+	/* SO_LINGER and friends act on the native socket's own settings. */
+	sock_release(native);
+
+	sock->sk = NULL;
+	sock_put(sk);
+	return 0;
+}
+
+static int exs_bind(struct socket *sock, struct sockaddr *addr, int len)
+{
+	struct sock *sk = sock->sk;
+	struct socket *native;
+	int err;
+
+	lock_sock(sk);
+	native = exs_sk(sk)->native;
+	exs_copy_settings_to_native(exs_sk(sk));
+	err = READ_ONCE(native->ops)->bind(native, addr, len);
+	release_sock(sk);
+	return err;
+}
+
+static int exs_connect(struct socket *sock, struct sockaddr *addr, int len,
+		       int flags)
+{
+	struct sock *sk = sock->sk;
+	struct exs_sock *exs = exs_sk(sk);
+	struct socket *native = exs->native;
+
+	lock_sock(sk);
+	if (exs->transport == EXS_TRANSPORT_NONE &&
+	    sk->sk_state == TCP_CLOSE && native->state == SS_UNCONNECTED &&
+	    native->sk->sk_state == TCP_CLOSE &&
+	    exs_connect_addr_ok(native->sk->sk_family, addr, len)) {
+		exs_copy_settings_to_native(exs);
+		EXS_INC_STATS(sock_net(sk), EXS_MIB_ACTIVEOPEN);
+		exs_fallback(exs, EXS_FALLBACK_NO_RDMA);
+	}
+	release_sock(sk);
+
+	/* Blocking, EINPROGRESS, signals and SO_ERROR are TCP's from here. */
+	return READ_ONCE(native->ops)->connect(native, addr, len, flags);
+}
+
+/*
+ * A user accept() receives a plain TCP socket: the native child is grafted
+ * onto @newsock and @newsock takes TCP's proto_ops before the socket layer
+ * installs its file descriptor, so it is never seen with AF_EXS ops.
+ * kernel_accept() sets newsock->ops itself after we return, so an in-kernel
+ * caller gets an AF_EXS socket that owns the TCP child instead.
+ */
+static int exs_accept(struct socket *sock, struct socket *newsock,
+		      EXS_ACCEPT_ARGS)
+{
+	struct socket *native = exs_native(sock);
+	struct socket *child;
+	int err;
+
+	if (!EXS_ACCEPT_KERN) {
+		err = READ_ONCE(native->ops)->accept(native, newsock,
+						     EXS_ACCEPT_PASS);
+		if (err)
+			return err;
+		module_put(newsock->ops->owner);
+		newsock->ops = native->ops;
+		__module_get(newsock->ops->owner);
+		EXS_INC_STATS(sock_net(sock->sk), EXS_MIB_ACCEPTTCP);
+		return 0;
+	}
+
+	child = sock_alloc();
+	if (!child)
+		return -ENFILE;
+	child->type = native->type;
+	child->ops = native->ops;
+	__module_get(child->ops->owner);
+	err = READ_ONCE(native->ops)->accept(native, child, EXS_ACCEPT_PASS);
+	if (err)
+		goto out_release;
+
+	newsock->type = sock->type;
+	if (!exs_sock_alloc(sock_net(sock->sk), newsock, child,
+			    sock->sk->sk_protocol, true)) {
+		err = -ENOMEM;
+		goto out_release;
+	}
+	newsock->state = SS_CONNECTED;
+	exs_sk(newsock->sk)->transport = EXS_TRANSPORT_TCP;
+	exs_sk(newsock->sk)->fallback_reason = EXS_FALLBACK_NO_RDMA;
+	newsock->sk->sk_state = TCP_ESTABLISHED;
+	EXS_INC_STATS(sock_net(sock->sk), EXS_MIB_ACCEPTKERN);
+	return 0;
+
+out_release:
+	sock_release(child);
+	return err;
+}
+
+static int exs_getname(struct socket *sock, struct sockaddr *addr, int peer)
+{
+	struct socket *native = exs_native(sock);
+
+	return READ_ONCE(native->ops)->getname(native, addr, peer);
+}
+
+static __poll_t exs_poll(struct file *file, struct socket *sock,
+			 poll_table *wait)
+{
+	struct socket *native = exs_native(sock);
+
+	/*
+	 * Wait on the native socket's queue: it is the one TCP wakes, and a
+	 * merge hands the descriptor to that socket, so an epoll registered
+	 * before the merge keeps receiving events after it.
+	 */
+	return READ_ONCE(native->ops)->poll(file, native, wait);
+}
+
+static int exs_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
+{
+	struct socket *native = exs_native(sock);
+
+	return READ_ONCE(native->ops)->ioctl(native, cmd, arg);
+}
+
+static int exs_gettstamp(struct socket *sock, void __user *userstamp,
+			 bool timeval, bool time32)
+{
+	return sock_gettstamp(exs_native(sock), userstamp, timeval, time32);
+}
+
+static int exs_listen(struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct exs_sock *exs = exs_sk(sk);
+	struct socket *native = exs->native;
+	int err;
+
+	lock_sock(sk);
+	if (exs->transport != EXS_TRANSPORT_NONE) {
+		err = READ_ONCE(native->ops)->listen(native, backlog);
+		goto out;
+	}
+	exs_copy_settings_to_native(exs);
+	err = READ_ONCE(native->ops)->listen(native, backlog);
+	if (!err) {
+		/* mirrored for SO_ACCEPTCONN, which reads this sock */
+		if (sk->sk_state != TCP_LISTEN)
+			EXS_INC_STATS(sock_net(sk), EXS_MIB_LISTEN);
+		sk->sk_state = TCP_LISTEN;
+		WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+	}
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int exs_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	struct socket *native = exs_native(sock);
+	int err;
+
+	lock_sock(sk);
+	err = READ_ONCE(native->ops)->shutdown(native, how);
+	/* shutdown() of a listener closes it, as on TCP */
+	if (sk->sk_state == TCP_LISTEN && native->sk->sk_state != TCP_LISTEN)
+		sk->sk_state = TCP_CLOSE;
+	release_sock(sk);
+	return err;
+}
+
+static int exs_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct socket *native = exs_native(sock);
+
+	return READ_ONCE(native->ops)->sendmsg(native, msg, len);
+}
+
+static int exs_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		       int flags)
+{
+	struct socket *native = exs_native(sock);
+
+	return READ_ONCE(native->ops)->recvmsg(native, msg, len, flags);
+}
+
+static int exs_mmap(struct file *file, struct socket *sock,
+		    struct vm_area_struct *vma)
+{
+	struct socket *native = exs_native(sock);
+
+	if (!native->ops->mmap)
+		return -ENODEV;
+	return native->ops->mmap(file, native, vma);
+}
+
+static ssize_t exs_splice_read(struct socket *sock, loff_t *ppos,
+			       struct pipe_inode_info *pipe, size_t len,
+			       unsigned int flags)
+{
+	struct socket *native = exs_native(sock);
+
+	return native->ops->splice_read(native, ppos, pipe, len, flags);
+}
+
+static int exs_set_rcvlowat(struct sock *sk, int val)
+{
+	struct socket *native = exs_sk(sk)->native;
+
+	WRITE_ONCE(sk->sk_rcvlowat, val ? : 1);
+	return native->ops->set_rcvlowat(native->sk, val);
+}
+
+/* family is set at module init from the "family" parameter */
+struct proto_ops exs_proto_ops = {
+	.owner		= THIS_MODULE,
+	.release	= exs_release,
+	.bind		= exs_bind,
+	.connect	= exs_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= exs_accept,
+	.getname	= exs_getname,
+	.poll		= exs_poll,
+	.ioctl		= exs_ioctl,
+	.gettstamp	= exs_gettstamp,
+	.listen		= exs_listen,
+	.shutdown	= exs_shutdown,
+	.setsockopt	= exs_setsockopt,
+	.getsockopt	= exs_getsockopt,
+	.sendmsg	= exs_sendmsg,
+	.recvmsg	= exs_recvmsg,
+	.mmap		= exs_mmap,
+	.splice_read	= exs_splice_read,
+	.set_rcvlowat	= exs_set_rcvlowat,
+};

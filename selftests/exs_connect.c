@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exs_connect: move checked bytes through TCP or AF_EXS connections, in the
+ * manner of the MPTCP selftests' mptcp_connect.
+ *
+ *   exs_connect -l [opts]          listen, accept -c connections, serve each
+ *   exs_connect -a ADDR [opts]     open -c connections to ADDR
+ *
+ * Every connection sends -n bytes of a known pattern, half-closes, and reads
+ * and checks the peer's -n bytes up to EOF, so both directions and shutdown
+ * are exercised.  -e names the family the connected socket must report
+ * through SO_DOMAIN, which is how a test proves which transport carried the
+ * data.  Exit status: 0 pass, 1 fail, 2 usage or setup, 4 skip.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/af_exs.h>
+
+#include "exs_family.h"
+
+#define KSFT_SKIP 4
+
+enum io_mode { IO_BLOCK, IO_POLL, IO_EPOLL };
+
+static struct {
+	bool listen, ipv6, exs, nb_connect;
+	const char *addr, *port, *expect;
+	unsigned long long bytes;
+	int conns, timeout;
+	enum io_mode mode;
+} cfg = {
+	.port = "12000", .bytes = 1 << 20, .conns = 1, .timeout = 60,
+	.mode = IO_POLL,
+};
+
+static int exs_af = -1;
+
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "exs_connect: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static uint8_t pattern(uint64_t i, uint8_t seed)
+{
+	return (uint8_t)(((i ^ (i >> 9) ^ (i >> 17)) * 31) + seed);
+}
+
+static const char *family_name(int af)
+{
+	if (af == AF_INET)
+		return "inet";
+	if (af == AF_INET6)
+		return "inet6";
+	if (af == exs_af)
+		return "exs";
+	return "other";
+}
+
+/* SO_DOMAIN tells which socket the descriptor holds after connect/accept. */
+static void check_domain(int fd, const char *who)
+{
+	socklen_t len = sizeof(int);
+	int dom;
+
+	if (!cfg.expect)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len))
+		die(1, "%s: SO_DOMAIN: %s", who, strerror(errno));
+	if (strcmp(family_name(dom), cfg.expect))
+		die(1, "%s: SO_DOMAIN is %s (%d), expected %s", who,
+		    family_name(dom), dom, cfg.expect);
+}
+
+static int make_socket(int af)
+{
+	int fd;
+
+	if (cfg.exs)
+		fd = socket(exs_af, SOCK_STREAM,
+			    af == AF_INET6 ? EXSPROTO_EXS6 : EXSPROTO_EXS);
+	else
+		fd = socket(af, SOCK_STREAM, IPPROTO_TCP);
+	if (fd < 0)
+		die(2, "socket: %s", strerror(errno));
+	return fd;
+}
+
+static struct addrinfo *resolve(const char *host, bool passive)
+{
+	struct addrinfo hints = {
+		.ai_family = cfg.ipv6 ? AF_INET6 : AF_INET,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = passive ? AI_PASSIVE : 0,
+	};
+	struct addrinfo *ai;
+	int err = getaddrinfo(host, cfg.port, &hints, &ai);
+
+	if (err)
+		die(2, "getaddrinfo %s: %s", host ? host : "*",
+		    gai_strerror(err));
+	return ai;
+}
+
+struct xfer {
+	int fd;
+	uint8_t tx_seed, rx_seed;
+	unsigned long long sent, rcvd;
+	bool tx_done, rx_done;
+};
+
+static void xfer_send(struct xfer *x)
+{
+	uint8_t buf[16384];
+	size_t n = sizeof(buf);
+	ssize_t r;
+
+	if (cfg.bytes - x->sent < n)
+		n = cfg.bytes - x->sent;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = pattern(x->sent + i, x->tx_seed);
+	r = send(x->fd, buf, n, MSG_NOSIGNAL);
+	if (r < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		die(1, "send: %s", strerror(errno));
+	}
+	x->sent += r;
+	if (x->sent == cfg.bytes) {
+		if (shutdown(x->fd, SHUT_WR))
+			die(1, "shutdown: %s", strerror(errno));
+		x->tx_done = true;
+	}
+}
+
+static void xfer_recv(struct xfer *x)
+{
+	uint8_t buf[16384];
+	ssize_t r = recv(x->fd, buf, sizeof(buf), 0);
+
+	if (r < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		die(1, "recv: %s", strerror(errno));
+	}
+	if (r == 0) {
+		if (x->rcvd != cfg.bytes)
+			die(1, "EOF after %llu of %llu bytes", x->rcvd,
+			    cfg.bytes);
+		x->rx_done = true;
+		return;
+	}
+	for (ssize_t i = 0; i < r; i++)
+		if (buf[i] != pattern(x->rcvd + i, x->rx_seed))
+			die(1, "byte %llu differs", x->rcvd + i);
+	x->rcvd += r;
+	if (x->rcvd > cfg.bytes)
+		die(1, "more than %llu bytes", cfg.bytes);
+}
+
+static void *xfer_sender(void *arg)
+{
+	struct xfer *x = arg;
+
+	while (!x->tx_done)
+		xfer_send(x);
+	return NULL;
+}
+
+/* Both directions at once: the send side must never wait for the receiver. */
+static void run_xfer(int fd, bool server)
+{
+	struct xfer x = {
+		.fd = fd, .tx_seed = server ? 0xa5 : 0x5a,
+		.rx_seed = server ? 0x5a : 0xa5,
+	};
+	struct epoll_event ev;
+	pthread_t tid;
+	int ep;
+
+	if (cfg.bytes == 0) {
+		x.tx_done = true;
+		shutdown(fd, SHUT_WR);
+	}
+
+	switch (cfg.mode) {
+	case IO_BLOCK:
+		if (!x.tx_done && pthread_create(&tid, NULL, xfer_sender, &x))
+			die(2, "pthread_create");
+		while (!x.rx_done)
+			xfer_recv(&x);
+		if (cfg.bytes)
+			pthread_join(tid, NULL);
+		break;
+	case IO_POLL:
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		while (!x.rx_done || !x.tx_done) {
+			struct pollfd p = { .fd = fd, .events = 0 };
+
+			if (!x.rx_done)
+				p.events |= POLLIN;
+			if (!x.tx_done)
+				p.events |= POLLOUT;
+			if (poll(&p, 1, cfg.timeout * 1000) <= 0)
+				die(1, "poll: timeout or error");
+			if (p.revents & (POLLERR | POLLNVAL))
+				die(1, "poll: revents %#x", p.revents);
+			if (p.revents & POLLOUT)
+				xfer_send(&x);
+			if (p.revents & (POLLIN | POLLHUP))
+				xfer_recv(&x);
+		}
+		break;
+	case IO_EPOLL:
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		ep = epoll_create1(EPOLL_CLOEXEC);
+		ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+		ev.data.fd = fd;
+		if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+			die(2, "epoll: %s", strerror(errno));
+		while (!x.rx_done || !x.tx_done) {
+			unsigned long long s, r;
+
+			if (epoll_wait(ep, &ev, 1, cfg.timeout * 1000) <= 0)
+				die(1, "epoll_wait: timeout or error");
+			/* edge triggered: drain until neither side moves */
+			do {
+				s = x.sent;
+				r = x.rcvd;
+				if (!x.tx_done)
+					xfer_send(&x);
+				if (!x.rx_done)
+					xfer_recv(&x);
+			} while ((s != x.sent || r != x.rcvd) &&
+				 (!x.rx_done || !x.tx_done));
+		}
+		close(ep);
+		break;
+	}
+}
+
+static void *serve_one(void *arg)
+{
+	int fd = (int)(long)arg;
+
+	check_domain(fd, "server");
+	run_xfer(fd, true);
+	close(fd);
+	return NULL;
+}
+
+static void do_server(void)
+{
+	struct addrinfo *ai = resolve(cfg.addr, true);
+	pthread_t *tids = calloc(cfg.conns, sizeof(*tids));
+	int one = 1, lfd, i;
+
+	lfd = make_socket(ai->ai_family);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, ai->ai_addr, ai->ai_addrlen))
+		die(2, "bind: %s", strerror(errno));
+	if (listen(lfd, cfg.conns > 128 ? cfg.conns : 128))
+		die(2, "listen: %s", strerror(errno));
+	freeaddrinfo(ai);
+	/* tell the driving script we are ready */
+	printf("listening\n");
+	fflush(stdout);
+
+	for (i = 0; i < cfg.conns; i++) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			die(1, "accept: %s", strerror(errno));
+		if (pthread_create(&tids[i], NULL, serve_one, (void *)(long)fd))
+			die(2, "pthread_create");
+	}
+	for (i = 0; i < cfg.conns; i++)
+		pthread_join(tids[i], NULL);
+	close(lfd);
+	free(tids);
+}
+
+static int connect_nonblocking(int fd, const struct addrinfo *ai)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int err;
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+		return 0;
+	if (errno != EINPROGRESS)
+		return -1;
+	if (poll(&p, 1, cfg.timeout * 1000) != 1)
+		die(1, "connect: no POLLOUT");
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		die(1, "SO_ERROR: %s", strerror(errno));
+	errno = err;
+	if (err)
+		return -1;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return 0;
+}
+
+static void *client_one(void *arg)
+{
+	const struct addrinfo *ai = arg;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int fd = make_socket(ai->ai_family), tries = 0, r;
+
+	/* the server may still be starting: retry refusals for a while */
+	for (;;) {
+		if (cfg.nb_connect)
+			r = connect_nonblocking(fd, ai);
+		else
+			r = connect(fd, ai->ai_addr, ai->ai_addrlen);
+		if (!r)
+			break;
+		if (errno != ECONNREFUSED || ++tries > cfg.timeout * 10)
+			die(1, "connect: %s", strerror(errno));
+		close(fd);
+		usleep(100000);
+		fd = make_socket(ai->ai_family);
+	}
+	check_domain(fd, "client");
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) ||
+	    ss.ss_family != ai->ai_family)
+		die(1, "getpeername: %s", strerror(errno));
+	run_xfer(fd, false);
+	close(fd);
+	return NULL;
+}
+
+static void do_client(void)
+{
+	struct addrinfo *ai = resolve(cfg.addr, false);
+	pthread_t *tids = calloc(cfg.conns, sizeof(*tids));
+	int i;
+
+	for (i = 0; i < cfg.conns; i++)
+		if (pthread_create(&tids[i], NULL, client_one, ai))
+			die(2, "pthread_create");
+	for (i = 0; i < cfg.conns; i++)
+		pthread_join(tids[i], NULL);
+	freeaddrinfo(ai);
+	free(tids);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: exs_connect [-l] [-a ADDR] [-p PORT] [-6] [-x] [-n BYTES]\n"
+		"                   [-c CONNS] [-m block|poll|epoll] [-N]\n"
+		"                   [-e inet|inet6|exs] [-t SECONDS]\n");
+	exit(2);
+}
+
+int main(int argc, char *argv[])
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "la:p:6xn:c:m:Ne:t:")) != -1) {
+		switch (c) {
+		case 'l': cfg.listen = true; break;
+		case 'a': cfg.addr = optarg; break;
+		case 'p': cfg.port = optarg; break;
+		case '6': cfg.ipv6 = true; break;
+		case 'x': cfg.exs = true; break;
+		case 'n': cfg.bytes = strtoull(optarg, NULL, 0); break;
+		case 'c': cfg.conns = atoi(optarg); break;
+		case 'N': cfg.nb_connect = true; break;
+		case 'e': cfg.expect = optarg; break;
+		case 't': cfg.timeout = atoi(optarg); break;
+		case 'm':
+			if (!strcmp(optarg, "block"))
+				cfg.mode = IO_BLOCK;
+			else if (!strcmp(optarg, "poll"))
+				cfg.mode = IO_POLL;
+			else if (!strcmp(optarg, "epoll"))
+				cfg.mode = IO_EPOLL;
+			else
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	if ((!cfg.listen && !cfg.addr) || cfg.conns < 1)
+		usage();
+
+	exs_af = exs_family();
+	if (cfg.exs && exs_af < 0) {
+		fprintf(stderr, "exs_connect: af_exs not loaded\n");
+		return KSFT_SKIP;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	alarm(cfg.timeout * 2);
+
+	if (cfg.listen)
+		do_server();
+	else
+		do_client();
+	return 0;
+}

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# AF_EXS on one host: the socket API against TCP's, the merge under races,
+# loopback transfers in every combination, the preload, module unload.
+# Runs inside an exs-vm guest (or any host with af_exs loaded), as root.
+
+. "$(dirname "$0")/lib.sh"
+
+exs_tap_begin "AF_EXS on one host"
+if ! exs_loaded; then
+	exs_skip "af_exs" "module not loaded"
+	exs_tap_end
+	exit $KSFT_SKIP
+fi
+
+# TEST-NET-1 behind a dummy device: SYNs there vanish, so connect blocks
+ip link add exs-blackhole type dummy 2>/dev/null
+ip addr add 192.0.2.1/24 dev exs-blackhole 2>/dev/null
+ip link set exs-blackhole up
+
+echo "# exs_sockapi"
+exs_sockapi
+echo "# exs_race"
+exs_race 200
+
+# transfer ADDR FAMILY-FLAG MODE CLIENT SERVER: CLIENT and SERVER are
+# "exs" or "tcp"; every connected socket must be plain TCP afterwards.
+port=20000
+transfer() {
+	local addr=$1 v6=$2 mode=$3 cli=$4 srv=$5 extra=${6:-} dom=inet
+	local cflag= sflag=
+	[ -n "$v6" ] && dom=inet6
+	[ "$cli" = exs ] && cflag=-x
+	[ "$srv" = exs ] && sflag=-x
+	port=$((port + 1))
+	exs_bg exs_connect -l $sflag $v6 -p $port -e $dom $extra -m "$mode" >/dev/null
+	exs_wait_listen $port 10
+	exs_run "$dom $cli -> $srv, $mode${extra:+ $extra}" \
+		exs_connect $cflag $v6 -a "$addr" -p $port -e $dom $extra -m "$mode"
+	wait "${EXS_PIDS[-1]}" || exs_fail "$dom $cli -> $srv server side"
+}
+
+opens=$(exs_stat ActiveOpen)
+fb=$(exs_stat FallbackNoRdma)
+acc=$(exs_stat AcceptTcp)
+for mode in block poll epoll; do
+	transfer 127.0.0.1 "" $mode exs tcp "-n 4000000"
+	transfer 127.0.0.1 "" $mode tcp exs "-n 4000000"
+	transfer 127.0.0.1 "" $mode exs exs "-n 4000000"
+	transfer ::1 -6 $mode exs exs "-n 4000000"
+done
+transfer 127.0.0.1 "" poll exs exs "-N"
+transfer ::1 -6 poll exs tcp "-N"
+transfer 127.0.0.1 "" poll exs exs "-c 100 -n 100000"
+transfer ::1 -6 epoll exs exs "-c 100 -n 100000"
+
+# 3 exs->tcp, 3 exs->exs, 3 v6 exs->exs, 2 -N, 200 concurrent
+want=$((3 + 3 + 3 + 2 + 200))
+exs_check "every AF_EXS connect was counted as a TCP fallback" \
+	[ $(($(exs_stat FallbackNoRdma) - fb)) -eq $want ]
+exs_check "every AF_EXS connect was counted as an active open" \
+	[ $(($(exs_stat ActiveOpen) - opens)) -eq $want ]
+# 3 tcp->exs, 3 exs->exs, 3 v6, 1 -N, 200 concurrent
+exs_check "every AF_EXS accept handed out plain TCP" \
+	[ $(($(exs_stat AcceptTcp) - acc)) -eq $((3 + 3 + 3 + 1 + 200)) ]
+
+# The preload turns an unmodified program's TCP sockets into AF_EXS ones.
+opens=$(exs_stat ActiveOpen)
+acc=$(exs_stat AcceptTcp)
+port=$((port + 1))
+exs_bg exs-run exs_connect -l -p $port -e inet
+exs_wait_listen $port 10
+exs_run "preload: unmodified TCP client and server" \
+	exs-run exs_connect -a 127.0.0.1 -p $port -e inet
+wait "${EXS_PIDS[-1]}"
+exs_check "preload: the client socket was AF_EXS" \
+	[ $(($(exs_stat ActiveOpen) - opens)) -eq 1 ]
+exs_check "preload: the listener was AF_EXS" \
+	[ $(($(exs_stat AcceptTcp) - acc)) -eq 1 ]
+exs_run "preload leaves UDP and UNIX sockets alone" \
+	exs-run python3 -c '
+import socket, sys
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+dom = lambda s: s.getsockopt(socket.SOL_SOCKET, socket.SO_DOMAIN)
+fam = int(open("/sys/module/af_exs/parameters/family").read())
+sys.exit(0 if (dom(u), dom(x), dom(t)) == (2, 1, fam) else 1)'
+
+# Unload is refused while an AF_EXS socket exists, and clean after.
+exs_bg python3 -c '
+import socket, time
+fam = int(open("/sys/module/af_exs/parameters/family").read())
+s = socket.socket(fam, socket.SOCK_STREAM, 0)
+time.sleep(60)'
+holder=${EXS_PIDS[-1]}
+for _ in $(seq 50); do
+	[ "$(cat /sys/module/af_exs/refcnt)" -gt 0 ] && break
+	sleep 0.1
+done
+exs_check "rmmod is refused while a socket exists" \
+	bash -c '! rmmod af_exs 2>/dev/null'
+kill "$holder"
+wait "$holder" 2>/dev/null
+exs_check "rmmod succeeds once the last socket is closed" rmmod af_exs
+exs_run "preload passes through without the module" \
+	bash -c "exs_connect -l -p 29999 -e inet >/dev/null & sleep 0.5;
+		 exs-run exs_connect -a 127.0.0.1 -p 29999 -e inet && wait \$!"
+exs_check "the module loads again" insmod "${EXS_MODULE:-$(modinfo -n af_exs 2>/dev/null)}"
+
+exs_tap_end

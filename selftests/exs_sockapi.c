@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exs_sockapi: the socket API of AF_EXS, checked against TCP's.
+ *
+ * Each case runs once on a plain TCP socket and once on an AF_EXS socket
+ * and must give the same answer (return value, errno and whatever the case
+ * measures), since an AF_EXS socket is TCP's stand-in.  Cases that are
+ * AF_EXS's own (family, merge, SOL_EXS) assert their expected values.
+ * Everything runs on loopback inside one host.  Output is TAP.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/af_exs.h>
+#include <linux/sockios.h>
+
+#include "exs_family.h"
+
+#define KSFT_SKIP 4
+
+static int exs_af;
+static int ntest, nfail, nskip;
+
+/* What a case observed: compared between TCP and AF_EXS. */
+struct res {
+	int ret;
+	int err;
+	long val;
+};
+
+static struct res R(int ret, long val)
+{
+	struct res r = { .ret = ret < 0 ? -1 : ret, .err = ret < 0 ? errno : 0,
+			 .val = val };
+	return r;
+}
+
+static void report(bool ok, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntest++;
+	printf("%s %d - %s", ok ? "ok" : "not ok", ntest, name);
+	if (!ok && fmt) {
+		nfail++;
+		printf(" # ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	} else if (!ok) {
+		nfail++;
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static void skip(const char *name, const char *why)
+{
+	ntest++;
+	nskip++;
+	printf("ok %d - %s # SKIP %s\n", ntest, name, why);
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static int sock_of(bool exs, int af, int type)
+{
+	if (exs)
+		return socket(exs_af, type,
+			      af == AF_INET6 ? EXSPROTO_EXS6 : EXSPROTO_EXS);
+	return socket(af, type, IPPROTO_TCP);
+}
+
+static socklen_t loopback(int af, int port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (af == AF_INET6) {
+		struct sockaddr_in6 *s6 = (void *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_loopback;
+		s6->sin6_port = htons(port);
+		return sizeof(*s6);
+	}
+	struct sockaddr_in *s4 = (void *)ss;
+
+	s4->sin_family = AF_INET;
+	s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s4->sin_port = htons(port);
+	return sizeof(*s4);
+}
+
+static int port_of(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (void *)&ss, &len))
+		return -1;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* A listener of the given kind on an ephemeral loopback port. */
+static int listener(bool exs, int af, int *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = loopback(af, 0, &ss);
+	int fd = sock_of(exs, af, SOCK_STREAM);
+
+	if (fd < 0 || bind(fd, (void *)&ss, len) || listen(fd, 64)) {
+		perror("listener");
+		exit(2);
+	}
+	*port = port_of(fd);
+	return fd;
+}
+
+static int domain_of(int fd)
+{
+	socklen_t len = sizeof(int);
+	int d = -1;
+
+	getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &d, &len);
+	return d;
+}
+
+static int connect_to(int fd, int af, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = loopback(af, port, &ss);
+
+	return connect(fd, (void *)&ss, len);
+}
+
+/* An unused loopback port: bound then closed, so nothing listens there. */
+static int closed_port(int af)
+{
+	int port, fd = listener(false, af, &port);
+
+	close(fd);
+	return port;
+}
+
+/* ---- cases compared between TCP and AF_EXS ---------------------------- */
+
+typedef struct res (*case_fn)(bool exs, int af);
+
+static struct res c_bind_wrong_family(bool exs, int af)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = loopback(af == AF_INET ? AF_INET6 : AF_INET, 0, &ss);
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(bind(fd, (void *)&ss, len), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_bind_short(bool exs, int af)
+{
+	struct sockaddr_storage ss;
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r;
+
+	loopback(af, 0, &ss);
+	r = R(bind(fd, (void *)&ss, 4), 0);
+	close(fd);
+	return r;
+}
+
+static struct res c_bind_twice(bool exs, int af)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = loopback(af, 0, &ss);
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r;
+
+	bind(fd, (void *)&ss, len);
+	r = R(bind(fd, (void *)&ss, len), 0);
+	close(fd);
+	return r;
+}
+
+/* Same port space: binding where a TCP listener sits fails alike. */
+static struct res c_bind_in_use(bool exs, int af)
+{
+	struct sockaddr_storage ss;
+	int port, tcp = listener(false, af, &port);
+	socklen_t len = loopback(af, port, &ss);
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(bind(fd, (void *)&ss, len), 0);
+
+	close(fd);
+	close(tcp);
+	return r;
+}
+
+static struct res c_getsockname_bound(bool exs, int af)
+{
+	struct sockaddr_storage ss, out;
+	socklen_t len = loopback(af, 0, &ss), olen = sizeof(out);
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r;
+
+	bind(fd, (void *)&ss, len);
+	r = R(getsockname(fd, (void *)&out, &olen), out.ss_family * 1000 + olen);
+	close(fd);
+	return r;
+}
+
+static struct res c_getpeername_unconnected(bool exs, int af)
+{
+	struct sockaddr_storage out;
+	socklen_t olen = sizeof(out);
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(getpeername(fd, (void *)&out, &olen), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_connect_refused(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(connect_to(fd, af, closed_port(af)), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_connect_twice(bool exs, int af)
+{
+	int port, l = listener(false, af, &port);
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r;
+
+	connect_to(fd, af, port);
+	r = R(connect_to(fd, af, port), 0);
+	close(fd);
+	close(l);
+	return r;
+}
+
+static struct res c_connect_on_listener(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port);
+	struct res r = R(connect_to(l, af, port), 0);
+
+	close(l);
+	return r;
+}
+
+static struct res c_connect_short(bool exs, int af)
+{
+	struct sockaddr_storage ss;
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r;
+
+	loopback(af, 1, &ss);
+	r = R(connect(fd, (void *)&ss, 2), 0);
+	close(fd);
+	return r;
+}
+
+static struct res c_connect_wrong_family(bool exs, int af)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = loopback(af == AF_INET ? AF_INET6 : AF_INET, 1, &ss);
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(connect(fd, (void *)&ss, len), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_listen_connected(bool exs, int af)
+{
+	int port, l = listener(false, af, &port);
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r;
+
+	connect_to(fd, af, port);
+	r = R(listen(fd, 5), 0);
+	close(fd);
+	close(l);
+	return r;
+}
+
+static struct res c_accept_not_listening(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(accept(fd, NULL, NULL), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_accept_nonblock_empty(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port);
+	struct res r;
+
+	fcntl(l, F_SETFL, O_NONBLOCK);
+	r = R(accept(l, NULL, NULL), 0);
+	close(l);
+	return r;
+}
+
+static struct res c_shutdown_unconnected(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(shutdown(fd, SHUT_RDWR), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_shutdown_bad_how(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(shutdown(fd, 7), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_send_unconnected(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(send(fd, "x", 1, MSG_NOSIGNAL), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_recv_unconnected(bool exs, int af)
+{
+	char c;
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct res r = R(recv(fd, &c, 1, MSG_DONTWAIT), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_poll_fresh(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLOUT | POLLRDHUP };
+	struct res r = R(poll(&p, 1, 0), p.revents);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_poll_listener(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port);
+	struct pollfd p = { .fd = l, .events = POLLIN | POLLOUT };
+	int c = socket(af, SOCK_STREAM, 0);
+	struct res r;
+
+	poll(&p, 1, 0);
+	r.val = p.revents;
+	connect_to(c, af, port);
+	p.revents = 0;
+	r = R(poll(&p, 1, 2000), r.val * 65536 + p.revents);
+	close(c);
+	close(l);
+	return r;
+}
+
+static struct res c_ioctl_inq_listener(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port), v = -7;
+	struct res r = R(ioctl(l, SIOCINQ, &v), v);
+
+	close(l);
+	return r;
+}
+
+static struct res c_ioctl_outq_fresh(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM), v = -7;
+	struct res r = R(ioctl(fd, SIOCOUTQ, &v), v);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_sockopt_rcvbuf(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM), v = 65536;
+	socklen_t len = sizeof(v);
+	struct res r;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+	r = R(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &len), v);
+	close(fd);
+	return r;
+}
+
+static struct res c_sockopt_bad_len(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM);
+	short v = 1;
+	struct res r = R(setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, 1), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_sockopt_nodelay(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM), v = 1;
+	socklen_t len = sizeof(v);
+	struct res r;
+
+	setsockopt(fd, SOL_TCP, TCP_NODELAY, &v, sizeof(v));
+	v = 0;
+	r = R(getsockopt(fd, SOL_TCP, TCP_NODELAY, &v, &len), v);
+	close(fd);
+	return r;
+}
+
+static struct res c_sockopt_maxseg(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM), v = 1000;
+	socklen_t len = sizeof(v);
+	struct res r;
+
+	setsockopt(fd, SOL_TCP, TCP_MAXSEG, &v, sizeof(v));
+	r = R(getsockopt(fd, SOL_TCP, TCP_MAXSEG, &v, &len), v);
+	close(fd);
+	return r;
+}
+
+static struct res c_sockopt_ip_level(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM), v = 0x10;
+	socklen_t len = sizeof(v);
+	int level = af == AF_INET6 ? SOL_IPV6 : SOL_IP;
+	int name = af == AF_INET6 ? IPV6_TCLASS : IP_TOS;
+	struct res r;
+
+	setsockopt(fd, level, name, &v, sizeof(v));
+	v = 0;
+	r = R(getsockopt(fd, level, name, &v, &len), v);
+	close(fd);
+	return r;
+}
+
+static struct res c_sockopt_unknown_level(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM), v = 1;
+	struct res r = R(setsockopt(fd, 9999, 1, &v, sizeof(v)), 0);
+
+	close(fd);
+	return r;
+}
+
+static struct res c_acceptconn(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port), v = -1;
+	socklen_t len = sizeof(v);
+	struct res r = R(getsockopt(l, SOL_SOCKET, SO_ACCEPTCONN, &v, &len), v);
+
+	close(l);
+	return r;
+}
+
+/* SO_REUSEPORT set before bind must reach the socket that binds. */
+static struct res c_reuseport(bool exs, int af)
+{
+	struct sockaddr_storage ss;
+	int one = 1, port, a, b;
+	socklen_t len;
+	struct res r;
+
+	a = sock_of(exs, af, SOCK_STREAM);
+	setsockopt(a, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+	len = loopback(af, 0, &ss);
+	bind(a, (void *)&ss, len);
+	listen(a, 4);
+	port = port_of(a);
+	b = sock_of(exs, af, SOCK_STREAM);
+	setsockopt(b, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+	len = loopback(af, port, &ss);
+	r = R(bind(b, (void *)&ss, len), 0);
+	close(a);
+	close(b);
+	return r;
+}
+
+static struct res c_nonblock_connect(bool exs, int af)
+{
+	int port, l = listener(false, af, &port), err = -1;
+	int fd = sock_of(exs, af, SOCK_STREAM | SOCK_NONBLOCK);
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(err);
+	struct res r = R(connect_to(fd, af, port), 0);
+
+	poll(&p, 1, 5000);
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+	r.val = err * 65536 + (p.revents & POLLOUT);
+	close(fd);
+	close(l);
+	return r;
+}
+
+static struct res c_nonblock_connect_refused(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM | SOCK_NONBLOCK), err = -1;
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(err);
+	struct res r = R(connect_to(fd, af, closed_port(af)), 0);
+
+	poll(&p, 1, 5000);
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+	r.val = err;
+	close(fd);
+	return r;
+}
+
+static struct res c_accept4_flags(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port);
+	int c = socket(af, SOCK_STREAM, 0), a, fl, fdfl;
+	struct res r;
+
+	connect_to(c, af, port);
+	a = accept4(l, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	fl = fcntl(a, F_GETFL);
+	fdfl = fcntl(a, F_GETFD);
+	r = R(a < 0 ? -1 : 0, !!(fl & O_NONBLOCK) * 2 + !!(fdfl & FD_CLOEXEC));
+	close(a);
+	close(c);
+	close(l);
+	return r;
+}
+
+/* Data both ways and FIONREAD once the connection is up. */
+static struct res c_data_fionread(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port);
+	int c = sock_of(exs, af, SOCK_STREAM), a, n = -1;
+	char buf[8];
+	struct res r;
+
+	connect_to(c, af, port);
+	a = accept(l, NULL, NULL);
+	send(c, "hello", 5, 0);
+	recv(a, buf, 2, MSG_WAITALL);
+	usleep(20000);
+	ioctl(a, FIONREAD, &n);
+	send(a, "ok", 2, 0);
+	r = R(recv(c, buf, 2, MSG_WAITALL), n);
+	close(a);
+	close(c);
+	close(l);
+	return r;
+}
+
+/* Half-close: the peer reads EOF and can still send. */
+static struct res c_half_close(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port);
+	int c = sock_of(exs, af, SOCK_STREAM), a, eof;
+	char buf[4];
+	struct res r;
+
+	connect_to(c, af, port);
+	a = accept(l, NULL, NULL);
+	shutdown(c, SHUT_WR);
+	eof = recv(a, buf, sizeof(buf), 0);
+	send(a, "back", 4, 0);
+	r = R(recv(c, buf, 4, MSG_WAITALL), eof);
+	close(a);
+	close(c);
+	close(l);
+	return r;
+}
+
+/* SO_LINGER {1, 0}: close sends a reset, the peer sees ECONNRESET. */
+static struct res c_linger_reset(bool exs, int af)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int port, l = listener(exs, af, &port);
+	int c = sock_of(exs, af, SOCK_STREAM), a;
+	char buf[4];
+	struct res r;
+
+	setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	connect_to(c, af, port);
+	a = accept(l, NULL, NULL);
+	close(c);
+	usleep(50000);
+	r = R(recv(a, buf, sizeof(buf), 0), 0);
+	close(a);
+	close(l);
+	return r;
+}
+
+/* Blocking connect interrupted by a signal (no SA_RESTART): EINTR. */
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static struct res c_connect_signal(bool exs, int af)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(9) };
+	int fd = sock_of(exs, AF_INET, SOCK_STREAM);
+	struct res r;
+
+	(void)af;
+	/* TEST-NET-1 routed to a dummy device by the script: SYNs vanish */
+	inet_pton(AF_INET, "192.0.2.2", &sin.sin_addr);
+	sigaction(SIGALRM, &sa, NULL);
+	ualarm(200000, 0);
+	r = R(connect(fd, (void *)&sin, sizeof(sin)), 0);
+	close(fd);
+	signal(SIGALRM, SIG_DFL);
+	return r;
+}
+
+/*
+ * Before 6.6 (no SOCK_CUSTOM_SOCKOPT) SOL_SOCKET options never reach AF_EXS
+ * proto_ops, and later 6.1 stable kernels refuse SO_REUSEPORT on a non-inet
+ * socket: such a kernel cannot offer it on an unconnected AF_EXS socket.
+ */
+static bool exs_reuseport_refused(int af)
+{
+	int one = 1, fd = sock_of(true, af, SOCK_STREAM);
+	int r = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+
+	close(fd);
+	return r < 0 && errno == EOPNOTSUPP;
+}
+
+struct cmp_case {
+	const char *name;
+	case_fn fn;
+	bool v4_only;
+	bool (*unsupported)(int af);
+};
+
+static const struct cmp_case cmp_cases[] = {
+	{ "bind with the other family's address", c_bind_wrong_family },
+	{ "bind with a short address", c_bind_short },
+	{ "bind twice", c_bind_twice },
+	{ "bind to a port a TCP listener holds", c_bind_in_use },
+	{ "getsockname after bind", c_getsockname_bound },
+	{ "getpeername unconnected", c_getpeername_unconnected },
+	{ "connect to a closed port", c_connect_refused },
+	{ "connect twice", c_connect_twice },
+	{ "connect on a listener", c_connect_on_listener },
+	{ "connect with a short address", c_connect_short },
+	{ "connect with the other family's address", c_connect_wrong_family },
+	{ "listen on a connected socket", c_listen_connected },
+	{ "accept on a non-listener", c_accept_not_listening },
+	{ "accept with nothing queued, non-blocking", c_accept_nonblock_empty },
+	{ "shutdown unconnected", c_shutdown_unconnected },
+	{ "shutdown with a bad how", c_shutdown_bad_how },
+	{ "send unconnected", c_send_unconnected },
+	{ "recv unconnected", c_recv_unconnected },
+	{ "poll a fresh socket", c_poll_fresh },
+	{ "poll a listener before and after a client", c_poll_listener },
+	{ "SIOCINQ on a listener", c_ioctl_inq_listener },
+	{ "SIOCOUTQ on a fresh socket", c_ioctl_outq_fresh },
+	{ "SO_RCVBUF round trip", c_sockopt_rcvbuf },
+	{ "SOL_SOCKET option too short", c_sockopt_bad_len },
+	{ "TCP_NODELAY round trip", c_sockopt_nodelay },
+	{ "TCP_MAXSEG round trip", c_sockopt_maxseg },
+	{ "IP_TOS / IPV6_TCLASS round trip", c_sockopt_ip_level },
+	{ "setsockopt at an unknown level", c_sockopt_unknown_level },
+	{ "SO_ACCEPTCONN on a listener", c_acceptconn },
+	{ "SO_REUSEPORT before bind", c_reuseport, false,
+	  exs_reuseport_refused },
+	{ "non-blocking connect: EINPROGRESS, POLLOUT, SO_ERROR", c_nonblock_connect },
+	{ "non-blocking connect refused: SO_ERROR", c_nonblock_connect_refused },
+	{ "accept4 SOCK_NONBLOCK | SOCK_CLOEXEC", c_accept4_flags },
+	{ "data both ways, FIONREAD", c_data_fionread },
+	{ "half-close", c_half_close },
+	{ "SO_LINGER 0 resets the peer", c_linger_reset },
+	{ "blocking connect interrupted by a signal", c_connect_signal, true },
+};
+
+static void run_compare(const struct cmp_case *c, int af)
+{
+	struct res t, x;
+	char name[160];
+
+	snprintf(name, sizeof(name), "%s: %s", af == AF_INET6 ? "ipv6" : "ipv4",
+		 c->name);
+	if (c->unsupported && c->unsupported(af)) {
+		skip(name, "this kernel keeps the option from AF_EXS (before 6.6)");
+		return;
+	}
+	t = c->fn(false, af);
+	x = c->fn(true, af);
+	report(t.ret == x.ret && t.err == x.err && t.val == x.val, name,
+	       "tcp ret=%d errno=%s val=%ld, exs ret=%d errno=%s val=%ld",
+	       t.ret, strerror(t.err), t.val, x.ret, strerror(x.err), x.val);
+}
+
+/* ---- AF_EXS's own cases ------------------------------------------------ */
+
+static void own_cases(int af)
+{
+	const char *v = af == AF_INET6 ? "ipv6" : "ipv4";
+	int port, l, c, a, fd, d, e, t, pf = af == AF_INET6 ? EXSPROTO_EXS6 : EXSPROTO_EXS;
+	struct exs_info info;
+	socklen_t len = sizeof(info);
+	char name[128];
+
+	fd = socket(exs_af, SOCK_STREAM, pf);
+	snprintf(name, sizeof(name), "%s: fresh AF_EXS socket reports AF_EXS", v);
+	report(domain_of(fd) == exs_af, name, "SO_DOMAIN %d", domain_of(fd));
+	memset(&info, 0xff, sizeof(info));
+	snprintf(name, sizeof(name), "%s: EXS_INFO on a fresh socket", v);
+	report(!getsockopt(fd, SOL_EXS, EXS_INFO, &info, &len) &&
+	       len == sizeof(info) &&
+	       info.exsi_transport == EXS_TRANSPORT_NONE &&
+	       info.exsi_native_family == (unsigned int)af, name,
+	       "transport %u family %u len %u", info.exsi_transport,
+	       info.exsi_native_family, len);
+	close(fd);
+
+	l = listener(true, af, &port);
+	snprintf(name, sizeof(name), "%s: a listener stays AF_EXS", v);
+	report(domain_of(l) == exs_af, name, "SO_DOMAIN %d", domain_of(l));
+	len = sizeof(info);
+	getsockopt(l, SOL_EXS, EXS_INFO, &info, &len);
+	snprintf(name, sizeof(name), "%s: EXS_INFO marks the listener", v);
+	report(info.exsi_listening == 1, name, "listening %u",
+	       info.exsi_listening);
+
+	c = socket(exs_af, SOCK_STREAM, pf);
+	connect_to(c, af, port);
+	a = accept(l, NULL, NULL);
+	snprintf(name, sizeof(name), "%s: connected AF_EXS socket merged into TCP", v);
+	report(domain_of(c) == af, name, "SO_DOMAIN %d", domain_of(c));
+	snprintf(name, sizeof(name), "%s: accepted socket is plain TCP", v);
+	report(domain_of(a) == af, name, "SO_DOMAIN %d", domain_of(a));
+	len = sizeof(info);
+	d = getsockopt(c, SOL_EXS, EXS_INFO, &info, &len);
+	e = errno;
+	fd = socket(af, SOCK_STREAM, 0);
+	len = sizeof(info);
+	t = getsockopt(fd, SOL_EXS, EXS_INFO, &info, &len);
+	snprintf(name, sizeof(name), "%s: merged socket answers SOL_EXS as TCP does", v);
+	report(d < 0 && t < 0 && e == errno, name, "exs %s, tcp %s",
+	       strerror(e), strerror(errno));
+	close(fd);
+	close(a);
+	close(c);
+	close(l);
+}
+
+static void creation_cases(void)
+{
+	int fd;
+
+	fd = socket(exs_af, SOCK_DGRAM, 0);
+	report(fd < 0 && errno == ESOCKTNOSUPPORT, "SOCK_DGRAM is refused",
+	       "fd %d errno %s", fd, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	fd = socket(exs_af, SOCK_STREAM, 7);
+	report(fd < 0 && errno == EPROTONOSUPPORT, "unknown protocol is refused",
+	       "fd %d errno %s", fd, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	fd = socket(exs_af, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	report(fd >= 0 && (fcntl(fd, F_GETFL) & O_NONBLOCK) &&
+	       (fcntl(fd, F_GETFD) & FD_CLOEXEC),
+	       "SOCK_NONBLOCK | SOCK_CLOEXEC at creation", "fd %d", fd);
+	if (fd >= 0)
+		close(fd);
+}
+
+int main(void)
+{
+	size_t i;
+
+	exs_af = exs_family();
+	if (exs_af < 0) {
+		printf("1..0 # SKIP af_exs is not loaded\n");
+		return KSFT_SKIP;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	alarm(240);	/* a hang fails the run instead of stalling it */
+	printf("TAP version 13\n");
+
+	creation_cases();
+	for (int af = AF_INET; af; af = af == AF_INET ? AF_INET6 : 0) {
+		own_cases(af);
+		for (i = 0; i < sizeof(cmp_cases) / sizeof(cmp_cases[0]); i++)
+			if (af == AF_INET || !cmp_cases[i].v4_only)
+				run_compare(&cmp_cases[i], af);
+	}
+	printf("1..%d\n", ntest);
+	printf("# %d passed, %d failed, %d skipped\n", ntest - nfail - nskip,
+	       nfail, nskip);
+	return nfail ? 1 : 0;
+}

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the AF_EXS selftests, in the manner of the MPTCP
+# selftests' mptcp_lib.sh: TAP output, skip versus fail, cleanup traps.
+
+readonly KSFT_PASS=0
+readonly KSFT_FAIL=1
+readonly KSFT_SKIP=4
+
+EXS_NTEST=0
+EXS_NFAIL=0
+EXS_NSKIP=0
+EXS_TMP=$(mktemp -d /tmp/exs-test.XXXXXX)
+EXS_PIDS=()
+
+exs_cleanup() {
+	local p
+	for p in "${EXS_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$EXS_TMP"
+}
+trap exs_cleanup EXIT
+
+exs_tap_begin() {
+	echo "TAP version 13"
+	echo "# $1"
+}
+
+exs_ok() {
+	EXS_NTEST=$((EXS_NTEST + 1))
+	echo "ok $EXS_NTEST - $1"
+}
+
+exs_fail() {
+	EXS_NTEST=$((EXS_NTEST + 1))
+	EXS_NFAIL=$((EXS_NFAIL + 1))
+	echo "not ok $EXS_NTEST - $1${2:+ # $2}"
+}
+
+exs_skip() {
+	EXS_NTEST=$((EXS_NTEST + 1))
+	EXS_NSKIP=$((EXS_NSKIP + 1))
+	echo "ok $EXS_NTEST - $1 # SKIP ${2:-}"
+}
+
+# exs_run NAME CMD...: one test from a command's exit status (4 is skip);
+# its output is shown, indented, only when it fails.
+exs_run() {
+	local name=$1 rc log="$EXS_TMP/run.log"
+	shift
+	"$@" > "$log" 2>&1
+	rc=$?
+	case $rc in
+	0) exs_ok "$name" ;;
+	"$KSFT_SKIP") exs_skip "$name" "$(tail -n 1 "$log")" ;;
+	*) exs_fail "$name" "exit $rc"; sed 's/^/#   /' "$log" ;;
+	esac
+	return $rc
+}
+
+# exs_check NAME CONDITION-COMMAND...: one test from a condition
+exs_check() {
+	local name=$1
+	shift
+	if "$@"; then exs_ok "$name"; else exs_fail "$name" "$*"; fi
+}
+
+exs_bg() {
+	"$@" &
+	EXS_PIDS+=($!)
+}
+
+exs_loaded() {
+	[ -r /sys/module/af_exs/parameters/family ]
+}
+
+# exs_stat NAME: a counter from /proc/net/exs_stat (0 when absent)
+exs_stat() {
+	awk -v n="$1" '$1 == n { print $2; f = 1 } END { if (!f) print 0 }' \
+		/proc/net/exs_stat 2>/dev/null || echo 0
+}
+
+# exs_wait_file PATH SECONDS: wait for a file another host writes
+exs_wait_file() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# exs_wait_listen PORT SECONDS: wait for a local TCP listener
+exs_wait_listen() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		ss -Hltn "sport = :$1" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+exs_tap_end() {
+	echo "1..$EXS_NTEST"
+	echo "# $((EXS_NTEST - EXS_NFAIL - EXS_NSKIP)) passed, $EXS_NFAIL failed, $EXS_NSKIP skipped"
+	[ "$EXS_NFAIL" -eq 0 ]
+}

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside an exs-vm guest: set up the host, run its command, record the
+# outcome in the shared directory.
+#   guest.sh NAME INDEX NHOSTS LOAD_MODULE MODULE OUT
+set -u
+name=$1 idx=$2 nhosts=$3 load=$4 module=$5 out=$6
+top=$(readlink -f "$(dirname "$0")/../..")
+
+export EXS_VM_HOST=$name EXS_VM_OUT=$out EXS_VM_HOSTS=$nhosts
+export EXS_ROOT=$top EXS_MODULE=$module
+export PATH="$top/build/bin:$top/selftests/vm:$top/tools/exsconfig:$PATH"
+
+setup() {
+	ip link set lo up
+	sysctl -qw kernel.hung_task_timeout_secs=60 2>/dev/null
+	sysctl -qw kernel.panic_on_oops=1 2>/dev/null
+	if [ "$nhosts" = 2 ]; then
+		local dev
+		dev=$(grep -l "52:54:00:45:58:0$idx" /sys/class/net/*/address)
+		dev=$(basename "$(dirname "$dev")")
+		ip link set "$dev" name exs0 || return 1
+		ip addr add "10.0.0.$idx/24" dev exs0
+		ip -6 addr add "fd00::$idx/64" dev exs0 nodad
+		ip link set exs0 up
+		modprobe rdma_rxe &&
+			rdma link add rxe0 type rxe netdev exs0 ||
+			echo "exs-vm: no Soft-RoCE device on host $name" >&2
+	fi
+	if [ "$load" = 1 ]; then
+		insmod "$module" || return 1
+	fi
+	dmesg --clear
+}
+
+rc=0
+if ! setup; then
+	echo "exs-vm: host $name setup failed" >&2
+	rc=2
+else
+	bash -c "$(cat "$out/.rig/$name.cmd")"
+	rc=$?
+fi
+dmesg --level=emerg,alert,crit,err,warn 2>/dev/null |
+	grep -E 'BUG|WARNING|KASAN|UBSAN|kmemleak|lockdep|circular locking|hung_task|blocked for more than|Oops|general protection|refcount_t|list_(add|del) corruption' \
+	> "$out/$name.dmesg"
+echo "$rc" > "$out/$name.rc"
+exit "$rc"

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace helpers shared by the preload, exsconfig and the selftests:
+ * the live AF_EXS family number and the preload's rewrite rule.
+ */
+#ifndef EXS_FAMILY_H
+#define EXS_FAMILY_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <linux/af_exs.h>
+
+/* The family the loaded module registered, or -1 if it is not loaded. */
+static inline int exs_family(void)
+{
+	FILE *f = fopen(EXS_FAMILY_SYSFS, "re");
+	int family = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &family) != 1 || family <= 0)
+		family = -1;
+	fclose(f);
+	return family;
+}
+
+/* Is this socket() call a TCP stream socket that AF_EXS can stand in for? */
+static inline bool exs_should_rewrite(int domain, int type, int protocol,
+				      int *exs_proto)
+{
+	int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (base != SOCK_STREAM)
+		return false;
+	if (protocol != 0 && protocol != IPPROTO_TCP)
+		return false;
+	if (domain == AF_INET)
+		*exs_proto = EXSPROTO_EXS;
+	else if (domain == AF_INET6)
+		*exs_proto = EXSPROTO_EXS6;
+	else
+		return false;
+	return true;
+}
+
+#endif /* EXS_FAMILY_H */
