@@ -371,9 +371,9 @@ static void do_client(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: exs_connect [-l] [-a ADDR] [-p PORT] [-6] [-x] [-n BYTES]\n"
-		"                   [-c CONNS] [-m block|poll|epoll] [-N]\n"
-		"                   [-e inet|inet6|exs] [-t SECONDS]\n");
+		"%s [-l] [-a ADDR] [-p PORT] [-6] [-x] [-n BYTES]\n"
+		"\t[-c CONNS] [-m block|poll|epoll] [-N] [-e inet|inet6|exs]\n"
+		"\t[-t SECONDS]\n", "exs_connect");
 	exit(2);
 }
 
@@ -383,16 +383,36 @@ int main(int argc, char *argv[])
 
 	while ((c = getopt(argc, argv, "la:p:6xn:c:m:Ne:t:")) != -1) {
 		switch (c) {
-		case 'l': cfg.listen = true; break;
-		case 'a': cfg.addr = optarg; break;
-		case 'p': cfg.port = optarg; break;
-		case '6': cfg.ipv6 = true; break;
-		case 'x': cfg.exs = true; break;
-		case 'n': cfg.bytes = strtoull(optarg, NULL, 0); break;
-		case 'c': cfg.conns = atoi(optarg); break;
-		case 'N': cfg.nb_connect = true; break;
-		case 'e': cfg.expect = optarg; break;
-		case 't': cfg.timeout = atoi(optarg); break;
+		case 'l':
+			cfg.listen = true;
+			break;
+		case 'a':
+			cfg.addr = optarg;
+			break;
+		case 'p':
+			cfg.port = optarg;
+			break;
+		case '6':
+			cfg.ipv6 = true;
+			break;
+		case 'x':
+			cfg.exs = true;
+			break;
+		case 'n':
+			cfg.bytes = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			cfg.conns = atoi(optarg);
+			break;
+		case 'N':
+			cfg.nb_connect = true;
+			break;
+		case 'e':
+			cfg.expect = optarg;
+			break;
+		case 't':
+			cfg.timeout = atoi(optarg);
+			break;
 		case 'm':
 			if (!strcmp(optarg, "block"))
 				cfg.mode = IO_BLOCK;

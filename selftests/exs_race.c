@@ -74,19 +74,20 @@ static void epoll_before_merge(int l)
 	n = epoll_wait(ep, &ev, 1, 0);	/* nothing to read yet */
 	send(a, "x", 1, 0);
 	n = n == 0 ? epoll_wait(ep, &ev, 1, 5000) : -1;
-	report(n == 1 && (ev.events & EPOLLIN), "epoll registered before the merge sees data after it",
+	report(n == 1 && (ev.events & EPOLLIN),
+	       "epoll registered before the merge sees data after it",
 	       "no EPOLLIN");
 	close(a);
 	close(fd);
 	close(ep);
 }
 
-static volatile sig_atomic_t sigio_seen;
+static atomic_int sigio_seen;
 
 static void on_sigio(int sig)
 {
 	(void)sig;
-	sigio_seen = 1;
+	atomic_store(&sigio_seen, 1);
 }
 
 /* O_ASYNC set before connect() still raises SIGIO after the merge. */
@@ -99,11 +100,11 @@ static void async_before_merge(int l)
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
 	connect(fd, (void *)&srv, sizeof(srv));
 	a = accept(l, NULL, NULL);
-	sigio_seen = 0;
+	atomic_store(&sigio_seen, 0);
 	send(a, "x", 1, 0);
-	for (int i = 0; i < 500 && !sigio_seen; i++)
+	for (int i = 0; i < 500 && !atomic_load(&sigio_seen); i++)
 		usleep(10000);
-	report(sigio_seen, "O_ASYNC set before the merge raises SIGIO after it",
+	report(atomic_load(&sigio_seen), "O_ASYNC set before the merge raises SIGIO after it",
 	       "no SIGIO");
 	close(a);
 	close(fd);

@@ -32,6 +32,7 @@
 #include "exs_family.h"
 
 #define KSFT_SKIP 4
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static int exs_af;
 static int ntest, nfail, nskip;
@@ -818,7 +819,7 @@ int main(void)
 	creation_cases();
 	for (int af = AF_INET; af; af = af == AF_INET ? AF_INET6 : 0) {
 		own_cases(af);
-		for (i = 0; i < sizeof(cmp_cases) / sizeof(cmp_cases[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(cmp_cases); i++)
 			if (af == AF_INET || !cmp_cases[i].v4_only)
 				run_compare(&cmp_cases[i], af);
 	}

@@ -7,24 +7,41 @@
 #ifndef __EXS_COMPAT_H
 #define __EXS_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/net.h>
 
-/* 6.10 moved accept()'s flags and kern into struct proto_accept_arg. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-#define EXS_ACCEPT_ARGS		struct proto_accept_arg *arg
-#define EXS_ACCEPT_PASS		arg
-#define EXS_ACCEPT_FLAGS	(arg->flags)
-#define EXS_ACCEPT_KERN		(arg->kern)
+/* Features are detected from the headers being built against (Kbuild), not
+ * from version numbers, so distribution backports are handled too.
+ */
+
+/* 6.10 moved accept()'s flags and kern into struct proto_accept_arg.  The
+ * module passes a struct exs_accept_arg around and calls
+ * exs_forward_accept(); exs_accept_ops_fn() adapts the proto_ops entry.
+ */
+#ifdef EXS_HAVE_ACCEPT_ARG
+#define exs_accept_arg proto_accept_arg
+
+static inline int exs_forward_accept(struct socket *sock,
+				     struct socket *newsock,
+				     struct exs_accept_arg *arg)
+{
+	return READ_ONCE(sock->ops)->accept(sock, newsock, arg);
+}
 #else
-#define EXS_ACCEPT_ARGS		int flags, bool kern
-#define EXS_ACCEPT_PASS		flags, kern
-#define EXS_ACCEPT_FLAGS	(flags)
-#define EXS_ACCEPT_KERN		(kern)
+struct exs_accept_arg {
+	int	flags;
+	bool	kern;
+};
+
+static inline int exs_forward_accept(struct socket *sock,
+				     struct socket *newsock,
+				     struct exs_accept_arg *arg)
+{
+	return READ_ONCE(sock->ops)->accept(sock, newsock, arg->flags,
+					    arg->kern);
+}
 #endif
 
-/*
- * Before 6.6 the socket layer sent SOL_SOCKET options straight to
+/* Before 6.6 the socket layer sent SOL_SOCKET options straight to
  * sock_setsockopt() on the AF_EXS sock, never to proto_ops; since then a
  * family can ask for them with SOCK_CUSTOM_SOCKOPT.  Where it cannot, the
  * options are copied to the native socket at bind, listen and connect.

@@ -9,8 +9,7 @@
 #include "protocol.h"
 #include "mib.h"
 
-/*
- * Hand the program's descriptor to the native TCP socket.
+/* Hand the program's descriptor to the native TCP socket.
  *
  * Every socket system call finds its struct socket through
  * file->private_data (sock_from_file()); close finds it through the inode.

@@ -20,6 +20,12 @@ module_param_named(family, exs_family, int, 0444);
 MODULE_PARM_DESC(family, "address family number to register (default "
 		 __stringify(AF_EXS_DEFAULT) ", must be free and below AF_MAX)");
 
+/* Filled at init for the family chosen at load time, read-only after. */
+static struct {
+	struct proto_ops ops;	/* written once: the family is a parameter */
+} exs_live_ops __ro_after_init;
+const struct proto_ops *exs_proto_ops __ro_after_init = &exs_live_ops.ops;
+
 struct proto exs_proto = {
 	.name		= "EXS",
 	.owner		= THIS_MODULE,
@@ -52,15 +58,14 @@ struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
 	exs->transport = EXS_TRANSPORT_NONE;
 	exs->fallback_reason = EXS_FALLBACK_NONE;
 
-	/*
-	 * Let the native socket's inode carry our inode's number, so that
+	/* Let the native socket's inode carry our inode's number, so that
 	 * /proc/net/tcp, sock_diag and "ss -p" name the program's descriptor
 	 * for the TCP connection, before and after a merge.
 	 */
 	SOCK_INODE(native)->i_ino = SOCK_INODE(sock)->i_ino;
 
 	exs_want_sol_socket(sock);
-	sock->ops = &exs_proto_ops;
+	sock->ops = exs_proto_ops;
 	return sk;
 }
 
@@ -77,8 +82,7 @@ static int exs_create(struct net *net, struct socket *sock, int protocol,
 	if (family < 0)
 		return family;
 
-	/*
-	 * The native socket is created as the caller would create a TCP
+	/* The native socket is created as the caller would create a TCP
 	 * socket itself (kern passed through), so permission checks, the
 	 * namespace reference and accounting are TCP's own.
 	 */
@@ -110,7 +114,8 @@ static int __init exs_init(void)
 		return -EINVAL;
 	}
 	exs_family_ops.family = exs_family;
-	exs_proto_ops.family = exs_family;
+	exs_live_ops.ops = exs_proto_ops_template;
+	exs_live_ops.ops.family = exs_family;
 
 	err = exs_mib_init();
 	if (err)
@@ -136,8 +141,7 @@ err_mib:
 	return err;
 }
 
-/*
- * Every AF_EXS socket holds a reference on this module (through
+/* Every AF_EXS socket holds a reference on this module (through
  * net_proto_family.owner and proto_ops.owner), so exit runs only once the
  * last one is released: unload is refused while any exists.
  */

@@ -11,8 +11,7 @@
 
 #include "compat.h"
 
-/*
- * An AF_EXS socket.  @sk is what the socket layer sees; @native is the
+/* An AF_EXS socket.  @sk is what the socket layer sees; @native is the
  * AF_INET/AF_INET6 TCP socket it wraps, created with it and released with
  * it, so it is valid in every proto_ops call.  sk_lock serialises bind,
  * listen, connect and the merge.
@@ -36,7 +35,8 @@ static inline bool exs_is_merged(const struct exs_sock *exs)
 
 extern int exs_family;
 extern struct proto exs_proto;
-extern struct proto_ops exs_proto_ops;
+extern const struct proto_ops exs_proto_ops_template;
+extern const struct proto_ops *exs_proto_ops;
 
 /* family.c */
 struct sock *exs_sock_alloc(struct net *net, struct socket *sock,

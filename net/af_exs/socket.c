@@ -30,8 +30,7 @@ int exs_proto_to_family(int protocol)
 	}
 }
 
-/*
- * Would TCP start a connection to @addr?  Anything else (AF_UNSPEC
+/* Would TCP start a connection to @addr?  Anything else (AF_UNSPEC
  * disconnect, a short or foreign address) goes to the native socket
  * unmerged, so it fails or succeeds exactly as on TCP and the socket stays
  * free to try again.
@@ -115,23 +114,21 @@ static int exs_connect(struct socket *sock, struct sockaddr *addr, int len,
 	return READ_ONCE(native->ops)->connect(native, addr, len, flags);
 }
 
-/*
- * A user accept() receives a plain TCP socket: the native child is grafted
+/* A user accept() receives a plain TCP socket: the native child is grafted
  * onto @newsock and @newsock takes TCP's proto_ops before the socket layer
  * installs its file descriptor, so it is never seen with AF_EXS ops.
  * kernel_accept() sets newsock->ops itself after we return, so an in-kernel
  * caller gets an AF_EXS socket that owns the TCP child instead.
  */
-static int exs_accept(struct socket *sock, struct socket *newsock,
-		      EXS_ACCEPT_ARGS)
+static int exs_accept_common(struct socket *sock, struct socket *newsock,
+			     struct exs_accept_arg *arg)
 {
 	struct socket *native = exs_native(sock);
 	struct socket *child;
 	int err;
 
-	if (!EXS_ACCEPT_KERN) {
-		err = READ_ONCE(native->ops)->accept(native, newsock,
-						     EXS_ACCEPT_PASS);
+	if (!arg->kern) {
+		err = exs_forward_accept(native, newsock, arg);
 		if (err)
 			return err;
 		module_put(newsock->ops->owner);
@@ -147,7 +144,7 @@ static int exs_accept(struct socket *sock, struct socket *newsock,
 	child->type = native->type;
 	child->ops = native->ops;
 	__module_get(child->ops->owner);
-	err = READ_ONCE(native->ops)->accept(native, child, EXS_ACCEPT_PASS);
+	err = exs_forward_accept(native, child, arg);
 	if (err)
 		goto out_release;
 
@@ -169,6 +166,18 @@ out_release:
 	return err;
 }
 
+#ifdef EXS_HAVE_ACCEPT_ARG
+#define exs_accept exs_accept_common
+#else
+static int exs_accept(struct socket *sock, struct socket *newsock, int flags,
+		      bool kern)
+{
+	struct exs_accept_arg arg = { .flags = flags, .kern = kern };
+
+	return exs_accept_common(sock, newsock, &arg);
+}
+#endif
+
 static int exs_getname(struct socket *sock, struct sockaddr *addr, int peer)
 {
 	struct socket *native = exs_native(sock);
@@ -181,8 +190,7 @@ static __poll_t exs_poll(struct file *file, struct socket *sock,
 {
 	struct socket *native = exs_native(sock);
 
-	/*
-	 * Wait on the native socket's queue: it is the one TCP wakes, and a
+	/* Wait on the native socket's queue: it is the one TCP wakes, and a
 	 * merge hands the descriptor to that socket, so an epoll registered
 	 * before the merge keeps receiving events after it.
 	 */
@@ -285,8 +293,8 @@ static int exs_set_rcvlowat(struct sock *sk, int val)
 	return native->ops->set_rcvlowat(native->sk, val);
 }
 
-/* family is set at module init from the "family" parameter */
-struct proto_ops exs_proto_ops = {
+/* copied at init into exs_proto_ops, with the family of the module parameter */
+const struct proto_ops exs_proto_ops_template = {
 	.owner		= THIS_MODULE,
 	.release	= exs_release,
 	.bind		= exs_bind,

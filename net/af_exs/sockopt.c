@@ -129,8 +129,7 @@ int exs_getsockopt(struct socket *sock, int level, int optname,
 				(1UL << SOCK_FILTER_LOCKED) | \
 				(1UL << SOCK_TSTAMP_NEW))
 
-/*
- * Where the socket layer gives us no SOL_SOCKET hook (compat.h), options
+/* Where the socket layer gives us no SOL_SOCKET hook (compat.h), options
  * set so far live on the AF_EXS sock only: hand them to the native socket
  * before the calls that act on them (bind, listen, accept, connect).
  * Called with the AF_EXS sock locked.

@@ -36,7 +36,7 @@ int socket(int domain, int type, int protocol)
 	int proto, family, fd, saved;
 
 	if (!real) {
-		errno = ENOSYS;
+		errno = EAFNOSUPPORT;
 		return -1;
 	}
 	if (!exs_should_rewrite(domain, type, protocol, &proto))

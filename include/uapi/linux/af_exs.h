@@ -53,6 +53,7 @@ enum exs_fallback_reason {
 	EXS_FALLBACK_NEG_CACHE,		/* peer recently failed an RDMA attempt */
 	__EXS_FALLBACK_MAX,
 };
+
 #define EXS_FALLBACK_MAX (__EXS_FALLBACK_MAX - 1)
 
 /* getsockopt(fd, SOL_EXS, EXS_INFO): only an AF_EXS socket answers.  Once a

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what building and testing AF_EXS needs on a Debian 12 machine:
+# both supported kernels with their headers, QEMU, virtme-ng, sparse, the
+# checkpatch script and the programs the tests drive.  Idempotent: it only
+# installs what is missing.  Run as root.
+set -eu
+
+top=$(readlink -f "$(dirname "$0")/..")
+cache=${EXS_CACHE:-$HOME/.cache/af-exs}
+mkdir -p "$cache"
+
+have_pkg() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"
+}
+
+export DEBIAN_FRONTEND=noninteractive
+if ! grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	echo "deb http://deb.debian.org/debian bookworm-backports main" \
+		> /etc/apt/sources.list.d/bookworm-backports.list
+	rm -f "$cache/apt-updated"
+fi
+if [ ! -e "$cache/apt-updated" ] ||
+   [ -n "$(find "$cache/apt-updated" -mmin +720 2>/dev/null)" ]; then
+	apt-get update -qq
+	touch "$cache/apt-updated"
+fi
+
+# The 6.12 LTS comes from bookworm-backports: name its exact packages so the
+# 6.1 metapackages from bookworm stay as they are.
+bpo=$(apt-cache madison linux-image-amd64 | awk '/bookworm-backports/ { print $3; exit }')
+k612=()
+if [ -n "$bpo" ]; then
+	img=$(apt-cache show "linux-image-amd64=$bpo" | sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -n 1)
+	hdr=$(apt-cache show "linux-headers-amd64=$bpo" | sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -n 1)
+	k612=("$img" "$hdr")
+fi
+
+pkgs=(build-essential kmod file bc flex bison libelf-dev libssl-dev
+      qemu-system-x86 linux-image-amd64 linux-headers-amd64 "${k612[@]}"
+      linux-source-6.1 sparse iproute2 rdma-core ibverbs-utils perftest
+      iperf3 redis-server redis-tools curl iputils-ping python3 python3-pip
+      libmnl-dev pkg-config xz-utils)
+missing=()
+for p in "${pkgs[@]}"; do
+	have_pkg "$p" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup: installing ${missing[*]}"
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# virtme-ng: the kernel developers' VM runner (PyPI)
+VNG_VERSION=1.42
+if ! command -v vng >/dev/null || [ "$(vng --version 2>/dev/null | awk '{print $NF}')" != "$VNG_VERSION" ]; then
+	echo "setup: installing virtme-ng $VNG_VERSION"
+	python3 -m pip install -q "virtme-ng==$VNG_VERSION" 2>/dev/null ||
+		python3 -m pip install -q --break-system-packages "virtme-ng==$VNG_VERSION"
+	hash -r
+fi
+
+# checkpatch.pl and its data, from Debian's linux-source package
+cp_dir=$cache/checkpatch
+if [ ! -x "$cp_dir/scripts/checkpatch.pl" ]; then
+	echo "setup: extracting checkpatch.pl"
+	mkdir -p "$cp_dir"
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cp_dir" --strip-components=1 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+fi
+echo "setup: ready (cache in $cache)"

@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# AF_EXS between two hosts (exs-vm --hosts 2): host a runs the clients,
+# host b the servers.  Every case checks the data and which socket carried
+# it; unmodified programs run under exs-run and the counters on both hosts
+# prove that AF_EXS sockets were used.
+#
+#   exs-vm --hosts 2 -- selftests/exs_pair.sh selftests/exs_pair.sh
+
+. "$(dirname "$0")/lib.sh"
+
+host=${EXS_VM_HOST:?run under exs-vm --hosts 2}
+share=${EXS_VM_OUT:?}/pair
+peer4=10.0.0.2
+peer6=fd00::2
+mkdir -p "$share"
+
+exs_tap_begin "AF_EXS between two hosts, host $host"
+if ! exs_loaded; then
+	exs_skip "af_exs" "module not loaded"
+	exs_tap_end
+	exit $KSFT_SKIP
+fi
+
+# The hosts meet through files in the shared directory: b says a server
+# is ready, a says a client is done.
+ready() { touch "$share/ready.$1"; }
+await_ready() { exs_wait_file "$share/ready.$1" 60; }
+done_() { touch "$share/done.$1"; }
+await_done() { exs_wait_file "$share/done.$1" 300; }
+
+# pair_xfer NAME PORT "SERVER ARGS" "CLIENT ARGS"
+pair_xfer() {
+	local name=$1 port=$2
+	if [ "$host" = b ]; then
+		exs_bg exs_connect -l -p "$port" $3 >/dev/null
+		exs_wait_listen "$port" 10
+		ready "$name"
+		if wait "${EXS_PIDS[-1]}"; then
+			exs_ok "$name: server side"
+		else
+			exs_fail "$name: server side"
+		fi
+	else
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_run "$name" exs_connect -p "$port" $4
+	fi
+}
+
+# counter deltas for the unmodified programs, per host
+opens=$(exs_stat ActiveOpen)
+fb=$(exs_stat FallbackNoRdma)
+acc=$(exs_stat AcceptTcp)
+
+pair_xfer "ipv4 exs -> exs, 32 MiB each way" 21001 \
+	"-x -e inet -n 33554432" "-x -a $peer4 -e inet -n 33554432"
+pair_xfer "ipv6 exs -> exs, 8 MiB each way" 21002 \
+	"-6 -x -e inet6 -n 8388608" "-6 -x -a $peer6 -e inet6 -n 8388608"
+pair_xfer "ipv4 exs -> plain TCP server" 21003 \
+	"-e inet -n 4000000" "-x -a $peer4 -e inet -n 4000000"
+pair_xfer "ipv6 exs -> plain TCP server" 21004 \
+	"-6 -e inet6 -n 4000000" "-6 -x -a $peer6 -e inet6 -n 4000000"
+pair_xfer "ipv4 plain TCP client -> exs listener" 21005 \
+	"-x -e inet -n 4000000" "-a $peer4 -e inet -n 4000000"
+pair_xfer "ipv4 exs, non-blocking connect, epoll" 21006 \
+	"-x -e inet -m epoll" "-x -N -a $peer4 -e inet -m epoll"
+pair_xfer "ipv4 exs, 64 concurrent connections" 21007 \
+	"-x -e inet -c 64 -n 262144" "-x -a $peer4 -e inet -c 64 -n 262144"
+
+if [ "$host" = a ]; then
+	# 1 + 1 + 1 + 1 + 1 + 64 AF_EXS client sockets
+	exs_check "a: every exs client connect fell back to TCP and was counted" \
+		[ $(($(exs_stat FallbackNoRdma) - fb)) -eq 69 ]
+else
+	# 1 + 1 + 1 + 1 + 64 AF_EXS accepts
+	exs_check "b: every exs accept handed out plain TCP and was counted" \
+		[ $(($(exs_stat AcceptTcp) - acc)) -eq 68 ]
+fi
+
+# unmodified_run NAME "SERVER CMD" "CLIENT CMD": both under exs-run
+unmodified_run() {
+	local name=$1 server=$2 client=$3 port=$4
+	if [ "$host" = b ]; then
+		acc=$(exs_stat AcceptTcp)
+		exs_bg exs-run bash -c "$server" > "$EXS_TMP/$port.log" 2>&1
+		exs_wait_listen "$port" 30
+		ready "$name"
+		await_done "$name"
+		exs_check "$name: the server's listener was AF_EXS" \
+			[ $(($(exs_stat AcceptTcp) - acc)) -ge 1 ]
+		kill "${EXS_PIDS[-1]}" 2>/dev/null
+	else
+		fb=$(exs_stat FallbackNoRdma)
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_run "$name" exs-run bash -c "$client"
+		done_ "$name"
+		exs_check "$name: the client's sockets were AF_EXS, merged into TCP" \
+			[ $(($(exs_stat FallbackNoRdma) - fb)) -ge 1 ]
+	fi
+}
+
+if command -v iperf3 >/dev/null; then
+	unmodified_run "iperf3 under exs-run" "iperf3 -s -p 5201" \
+		"iperf3 -c $peer4 -p 5201 -t 3 -J > $EXS_TMP/iperf3.json &&
+		 python3 -c 'import json,sys; d=json.load(open(\"$EXS_TMP/iperf3.json\"));
+sys.exit(0 if d[\"end\"][\"sum_received\"][\"bytes\"] > 0 else 1)'" 5201
+else
+	exs_skip "iperf3 under exs-run" "iperf3 not installed"
+fi
+
+if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
+	unmodified_run "redis-server and redis-benchmark under exs-run" \
+		"redis-server --port 6379 --bind 0.0.0.0 --protected-mode no --save '' --appendonly no" \
+		"redis-benchmark -h $peer4 -p 6379 -n 2000 -c 8 -t set,get -q --csv > $EXS_TMP/redis.csv &&
+		 grep -q '\"GET\"' $EXS_TMP/redis.csv &&
+		 redis-cli -h $peer4 -p 6379 set exs ok >/dev/null &&
+		 [ \"\$(redis-cli -h $peer4 -p 6379 get exs)\" = ok ]" 6379
+else
+	exs_skip "redis-server and redis-benchmark under exs-run" "redis not installed"
+fi
+
+if command -v curl >/dev/null; then
+	web=$share/www
+	if [ "$host" = b ]; then
+		mkdir -p "$web"
+		head -c 5000000 /dev/urandom > "$web/blob"
+		sha256sum < "$web/blob" > "$share/blob.sha"
+	fi
+	unmodified_run "python http.server and curl under exs-run" \
+		"cd $web && python3 -m http.server 8080" \
+		"curl -sf http://$peer4:8080/blob | sha256sum | cmp -s - $share/blob.sha" 8080
+else
+	exs_skip "python http.server and curl under exs-run" "curl not installed"
+fi
+
+exs_tap_end
