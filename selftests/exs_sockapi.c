@@ -560,6 +560,25 @@ static struct res c_accept4_flags(bool exs, int af)
 	return r;
 }
 
+/* accept() filling in the peer's address (6.12 regression: it crashed). */
+static struct res c_accept_peer_addr(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port);
+	int c = socket(af, SOCK_STREAM, 0), a;
+	struct sockaddr_storage peer, me;
+	socklen_t plen = sizeof(peer), mlen = sizeof(me);
+	struct res r;
+
+	connect_to(c, af, port);
+	getsockname(c, (void *)&me, &mlen);
+	a = accept(l, (void *)&peer, &plen);
+	r = R(a < 0 ? -1 : 0, plen * 1000 + (plen == mlen && !memcmp(&peer, &me, plen)));
+	close(a);
+	close(c);
+	close(l);
+	return r;
+}
+
 /* Data both ways and FIONREAD once the connection is up. */
 static struct res c_data_fionread(bool exs, int af)
 {
@@ -703,6 +722,7 @@ static const struct cmp_case cmp_cases[] = {
 	{ "non-blocking connect: EINPROGRESS, POLLOUT, SO_ERROR", c_nonblock_connect },
 	{ "non-blocking connect refused: SO_ERROR", c_nonblock_connect_refused },
 	{ "accept4 SOCK_NONBLOCK | SOCK_CLOEXEC", c_accept4_flags },
+	{ "accept returns the peer's address", c_accept_peer_addr },
 	{ "data both ways, FIONREAD", c_data_fionread },
 	{ "half-close", c_half_close },
 	{ "SO_LINGER 0 resets the peer", c_linger_reset },

@@ -45,11 +45,12 @@ exs_skip() {
 }
 
 # exs_run NAME CMD...: one test from a command's exit status (4 is skip);
-# its output is shown, indented, only when it fails.
+# its output is shown, indented, only when it fails.  A command that hangs
+# fails after EXS_TEST_TIMEOUT seconds instead of stalling the run.
 exs_run() {
 	local name=$1 rc log="$EXS_TMP/run.log"
 	shift
-	"$@" > "$log" 2>&1
+	timeout --kill-after=5 "${EXS_TEST_TIMEOUT:-300}" "$@" > "$log" 2>&1
 	rc=$?
 	case $rc in
 	0) exs_ok "$name" ;;

@@ -44,8 +44,15 @@ bool exs_connect_addr_ok(int family, const struct sockaddr *addr, int len)
 	return len >= SIN6_LEN_RFC2133;
 }
 
-static struct socket *exs_native(const struct socket *sock)
+/* The socket an operation on @sock acts on.  Usually the native socket of
+ * an AF_EXS sock, but accept() may hand us a socket that already holds the
+ * TCP child: newer kernels (6.12) have do_accept() call getname() through
+ * the listener's proto_ops, ours, on the socket exs_accept() just gave TCP's.
+ */
+static struct socket *exs_native(struct socket *sock)
 {
+	if (unlikely(sock->sk->sk_prot != &exs_proto))
+		return sock;
 	return exs_sk(sock->sk)->native;
 }
 
