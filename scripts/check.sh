@@ -50,12 +50,12 @@ result "userspace tools and selftests build without warnings" \
 	"$( [ $? = 0 ] && ! grep -q 'warning:' "$results/tools.log"; echo $?)" "$results/tools.log"
 
 for k in $EXS_KERNELS; do
-	rel=$(exs_kernel_release "$(exs_kernel_image "$k")")
+	rel=$(exs_kernel_release "$k")
 	./scripts/build-modules.sh "$k" > "$results/build-$k.log" 2>&1
 	rc=$?
 	grep -q 'warning:' "$results/build-$k.log" && rc=1
 	result "module builds W=1 clean against $rel" $rc "$results/build-$k.log"
-	make -s -C "$(exs_kernel_headers "$rel")" M="$top/build/$rel" C=2 W=1 modules \
+	make -s -C "$(exs_kernel_kbuild "$k")" M="$top/build/$rel" C=2 W=1 modules \
 		> "$results/sparse-$k.log" 2>&1
 	rc=$?
 	grep -qE 'warning:|error:' "$results/sparse-$k.log" && rc=1
@@ -86,6 +86,35 @@ for k in $EXS_KERNELS; do
 		result "kernel $k two-host run finished cleanly" $rc "$results/$k-pair.log"
 	fi
 done
+
+# The debug kernel (KUnit, KASAN, lockdep, kmemleak): built once, cached.
+# KUnit runs there, and the selftests once more, where any kernel report
+# (exs-vm reads dmesg) fails the run.
+echo "# debug kernel"
+dk=$(./scripts/debug-kernel.sh 2> "$results/debug-kernel.log")
+result "debug kernel builds (cached under ~/.cache/af-exs)" $? "$results/debug-kernel.log"
+if [ -n "$dk" ]; then
+	./scripts/build-modules.sh "$dk" > "$results/build-debug.log" 2>&1
+	rc=$?
+	grep -q 'warning:' "$results/build-debug.log" && rc=1
+	result "module and KUnit module build W=1 clean against the debug kernel" \
+		$rc "$results/build-debug.log"
+	for suite in kunit exs_local; do
+		./selftests/vm/exs-vm --kernel "$dk" --hosts 1 --memory 2G --timeout 1500 \
+			--out "$results/debug-$suite" -- "selftests/$suite.sh" \
+			> "$results/debug-$suite.log" 2>&1
+		rc=$?
+		count_tap "$results/debug-$suite/a.log"
+		result "debug kernel: $suite ran with no KASAN, lockdep, kmemleak or hung-task report" \
+			$rc "$results/debug-$suite.log"
+	done
+	./selftests/vm/exs-vm --kernel "$dk" --hosts 2 --memory 2G --timeout 1800 \
+		--out "$results/debug-pair" -- selftests/exs_pair.sh selftests/exs_pair.sh \
+		> "$results/debug-pair.log" 2>&1
+	rc=$?
+	count_tap "$results/debug-pair/a.log" "$results/debug-pair/b.log"
+	result "debug kernel: two-host run with no kernel report" $rc "$results/debug-pair.log"
+fi
 
 echo "# results and logs: $results"
 echo "$pass passed, $fail failed, $skip skipped"

@@ -42,11 +42,12 @@ extern const struct proto_ops *exs_proto_ops;
 struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
 			    struct socket *native, int protocol, int kern);
 
-/* socket.c: family-independent helpers that KUnit tests too */
+/* addr.c: pure checks, KUnit-tested */
 int exs_proto_to_family(int protocol);
 bool exs_connect_addr_ok(int family, const struct sockaddr *addr, int len);
 
 /* sockopt.c */
+bool exs_sol_socket_native_only(int optname);
 int exs_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen);
 int exs_getsockopt(struct socket *sock, int level, int optname,

@@ -13,7 +13,7 @@
 #include "protocol.h"
 
 /* Options that only mean something on the socket carrying the traffic. */
-static bool exs_sol_socket_native_only(int optname)
+bool exs_sol_socket_native_only(int optname)
 {
 	switch (optname) {
 	case SO_ATTACH_FILTER:

@@ -23,16 +23,29 @@ setup() {
 		ip addr add "10.0.0.$idx/24" dev exs0
 		ip -6 addr add "fd00::$idx/64" dev exs0 nodad
 		ip link set exs0 up
-		modprobe rdma_rxe &&
-			rdma link add rxe0 type rxe netdev exs0 ||
+		modprobe -q rdma_rxe	# built in on the debug kernel
+		rdma link add rxe0 type rxe netdev exs0 ||
 			echo "exs-vm: no Soft-RoCE device on host $name" >&2
 	fi
 	if [ "$load" = 1 ]; then
 		insmod "$module" || return 1
 	fi
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	# kmemleak (debug kernel): forget what boot left behind
+	[ -w "$kmemleak" ] && echo clear > "$kmemleak"
 	dmesg --clear
 }
 
+# leaks of the run, reported after two scans as kmemleak wants
+leaks() {
+	[ -w "$kmemleak" ] || return 0
+	echo scan > "$kmemleak"
+	sleep 1
+	echo scan > "$kmemleak"
+	grep -m 5 -A 12 '^unreferenced object' "$kmemleak" | sed 's/^/kmemleak: /'
+}
+
+kmemleak=/sys/kernel/debug/kmemleak
 rc=0
 if ! setup; then
 	echo "exs-vm: host $name setup failed" >&2
@@ -44,5 +57,6 @@ fi
 dmesg --level=emerg,alert,crit,err,warn 2>/dev/null |
 	grep -E 'BUG|WARNING|KASAN|UBSAN|kmemleak|lockdep|circular locking|hung_task|blocked for more than|Oops|general protection|refcount_t|list_(add|del) corruption' \
 	> "$out/$name.dmesg"
+leaks >> "$out/$name.dmesg"
 echo "$rc" > "$out/$name.rc"
 exit "$rc"

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-# The kernels the project supports, by short name, and where they live.
+# The kernels the project supports, and where their images and kbuild trees
+# live.  A kernel is named by a short name (6.1, 6.12: Debian's stock
+# kernels), by a built kernel tree (the debug kernel), or by an image path.
 # Sourced by exs-vm and scripts/*.sh.
 
 EXS_KERNELS="6.1 6.12"
 
-# exs_kernel_image NAME|PATH: the kernel image to boot
+# exs_kernel_image KERNEL: the kernel image to boot
 exs_kernel_image() {
 	local img
 	case "$1" in
@@ -13,7 +15,9 @@ exs_kernel_image() {
 			2>/dev/null | sort -V | tail -n 1)
 		;;
 	*)
-		img=$1 ;;
+		img=$1
+		[ -d "$1" ] && img=$1/arch/x86/boot/bzImage
+		;;
 	esac
 	if [ -z "$img" ] || [ ! -r "$img" ]; then
 		echo "no kernel image for '$1' (scripts/setup.sh installs them)" >&2
@@ -22,23 +26,35 @@ exs_kernel_image() {
 	echo "$img"
 }
 
-# exs_kernel_release IMAGE: its release string (modules and headers key)
+# exs_kernel_release KERNEL: its release string, which keys build/<release>/
 exs_kernel_release() {
-	local base
-	base=$(basename "$1")
+	local img base
+	if [ -d "$1" ]; then
+		cat "$1/include/config/kernel.release"
+		return
+	fi
+	img=$(exs_kernel_image "$1") || return 1
+	base=$(basename "$img")
 	case "$base" in
 	vmlinuz-*) echo "${base#vmlinuz-}" ;;
-	*) file -bL "$1" | sed -n 's/.*version \([^ ]*\).*/\1/p' ;;
+	*) file -bL "$img" | sed -n 's/.*version \([^ ]*\).*/\1/p' ;;
 	esac
 }
 
-# exs_kernel_headers RELEASE: its kbuild tree
-exs_kernel_headers() {
-	if [ -d "/usr/src/linux-headers-$1" ]; then
-		echo "/usr/src/linux-headers-$1"
-	elif [ -d "/lib/modules/$1/build" ]; then
-		echo "/lib/modules/$1/build"
+# exs_kernel_kbuild KERNEL: the tree to build modules against
+exs_kernel_kbuild() {
+	local rel
+	if [ -d "$1" ]; then
+		echo "$1"
+		return
+	fi
+	rel=$(exs_kernel_release "$1") || return 1
+	if [ -d "/usr/src/linux-headers-$rel" ]; then
+		echo "/usr/src/linux-headers-$rel"
+	elif [ -d "/lib/modules/$rel/build" ]; then
+		echo "/lib/modules/$rel/build"
 	else
+		echo "no kbuild tree for $rel (scripts/setup.sh installs it)" >&2
 		return 1
 	fi
 }
