@@ -65,6 +65,9 @@ done
 ./scripts/checkpatch.sh > "$results/checkpatch.log" 2>&1
 result "checkpatch --strict is clean" $? "$results/checkpatch.log"
 
+./scripts/dkms-check.sh > "$results/dkms.log" 2>&1
+result "dkms builds the module for every supported kernel" $? "$results/dkms.log"
+
 for k in $EXS_KERNELS; do
 	echo "# kernel $k: one host"
 	./selftests/vm/exs-vm --kernel "$k" --hosts 1 --timeout 900 \
