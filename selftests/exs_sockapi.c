@@ -421,6 +421,37 @@ static struct res c_sockopt_rcvbuf(bool exs, int af)
 	return r;
 }
 
+static struct res c_sockopt_peek_off(bool exs, int af)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM), v = 3;
+	socklen_t len = sizeof(v);
+	struct res r = R(setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &v, sizeof(v)), 0);
+
+	v = -7;
+	getsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &v, &len);
+	r.val = v;
+	close(fd);
+	return r;
+}
+
+/* SO_RCVBUF set on a listener after listen() reaches the accepted sockets */
+static struct res c_listener_rcvbuf_inherited(bool exs, int af)
+{
+	int port, l = listener(exs, af, &port), v = 32768, a;
+	int c = socket(af, SOCK_STREAM, 0);
+	socklen_t len = sizeof(v);
+	struct res r;
+
+	setsockopt(l, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+	connect_to(c, af, port);
+	a = accept(l, NULL, NULL);
+	r = R(getsockopt(a, SOL_SOCKET, SO_RCVBUF, &v, &len), v);
+	close(a);
+	close(c);
+	close(l);
+	return r;
+}
+
 static struct res c_sockopt_bad_len(bool exs, int af)
 {
 	int fd = sock_of(exs, af, SOCK_STREAM);
@@ -712,6 +743,8 @@ static const struct cmp_case cmp_cases[] = {
 	{ "SIOCOUTQ on a fresh socket", c_ioctl_outq_fresh },
 	{ "SO_RCVBUF round trip", c_sockopt_rcvbuf },
 	{ "SOL_SOCKET option too short", c_sockopt_bad_len },
+	{ "SO_PEEK_OFF round trip", c_sockopt_peek_off },
+	{ "SO_RCVBUF on a listener reaches accepted sockets", c_listener_rcvbuf_inherited },
 	{ "TCP_NODELAY round trip", c_sockopt_nodelay },
 	{ "TCP_MAXSEG round trip", c_sockopt_maxseg },
 	{ "IP_TOS / IPV6_TCLASS round trip", c_sockopt_ip_level },

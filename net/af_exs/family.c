@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <net/sock.h>
+#include <net/inet_common.h>
 
 #include "protocol.h"
 #include "mib.h"
@@ -116,6 +117,11 @@ static int __init exs_init(void)
 	exs_family_ops.family = exs_family;
 	exs_live_ops.ops = exs_proto_ops_template;
 	exs_live_ops.ops.family = exs_family;
+	/* SO_PEEK_OFF is answered by whether the ops have the hook at all:
+	 * offer it exactly when TCP does (6.10 and later).
+	 */
+	if (!inet_stream_ops.set_peek_off)
+		exs_live_ops.ops.set_peek_off = NULL;
 
 	err = exs_mib_init();
 	if (err)

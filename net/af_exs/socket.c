@@ -105,6 +105,13 @@ static int exs_accept_common(struct socket *sock, struct socket *newsock,
 	struct socket *child;
 	int err;
 
+	if (!EXS_HAVE_CUSTOM_SOCKOPT) {
+		/* SOL_SOCKET options set on the listener since listen() */
+		lock_sock(sock->sk);
+		exs_copy_settings_to_native(exs_sk(sock->sk));
+		release_sock(sock->sk);
+	}
+
 	if (!arg->kern) {
 		err = exs_forward_accept(native, newsock, arg);
 		if (err)
@@ -271,6 +278,14 @@ static int exs_set_rcvlowat(struct sock *sk, int val)
 	return native->ops->set_rcvlowat(native->sk, val);
 }
 
+static int exs_set_peek_off(struct sock *sk, int val)
+{
+	struct socket *native = exs_sk(sk)->native;
+
+	WRITE_ONCE(sk->sk_peek_off, val);
+	return native->ops->set_peek_off(native->sk, val);
+}
+
 /* copied at init into exs_proto_ops, with the family of the module parameter */
 const struct proto_ops exs_proto_ops_template = {
 	.owner		= THIS_MODULE,
@@ -292,4 +307,5 @@ const struct proto_ops exs_proto_ops_template = {
 	.mmap		= exs_mmap,
 	.splice_read	= exs_splice_read,
 	.set_rcvlowat	= exs_set_rcvlowat,
+	.set_peek_off	= exs_set_peek_off,
 };
