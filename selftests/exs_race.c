@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -111,6 +112,51 @@ static void async_before_merge(int l)
 	signal(SIGIO, SIG_IGN);
 }
 
+/* close() from another thread while connect() blocks (SYNs to TEST-NET-1
+ * vanish on the dummy device exs_local.sh sets up): the connect keeps the
+ * socket alive and ends as TCP's would, here with ETIMEDOUT after one SYN
+ * retry.  Returns the connect's errno.
+ */
+struct blocked {
+	int fd;
+	int err;
+};
+
+static void *blocked_connect(void *arg)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(9) };
+	struct blocked *b = arg;
+
+	inet_pton(AF_INET, "192.0.2.2", &dst.sin_addr);
+	b->err = connect(b->fd, (void *)&dst, sizeof(dst)) ? errno : 0;
+	return NULL;
+}
+
+static int close_during_connect(int fd)
+{
+	struct blocked b = { .fd = fd };
+	int one = 1;
+	pthread_t t;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_SYNCNT, &one, sizeof(one));
+	pthread_create(&t, NULL, blocked_connect, &b);
+	usleep(300000);
+	close(fd);
+	pthread_join(t, NULL);
+	return b.err;
+}
+
+static void close_while_connecting(void)
+{
+	int tcp = close_during_connect(socket(AF_INET, SOCK_STREAM, 0));
+	int exs = close_during_connect(exs_socket());
+	char why[96];
+
+	snprintf(why, sizeof(why), "tcp: %s, exs: %s", strerror(tcp),
+		 strerror(exs));
+	report(tcp == exs, "close() from another thread during a blocking connect", why);
+}
+
 /* ---- many threads on one descriptor while it merges ---- */
 
 struct race {
@@ -203,6 +249,7 @@ int main(int argc, char *argv[])
 	l = tcp_listener();
 	epoll_before_merge(l);
 	async_before_merge(l);
+	close_while_connecting();
 	threads_race(l, rounds);
 	close(l);
 	printf("1..%d\n# %d passed, %d failed\n", ntest, ntest - nfail, nfail);
