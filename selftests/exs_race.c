@@ -27,21 +27,10 @@
 #include <unistd.h>
 #include <linux/af_exs.h>
 
-#include "exs_family.h"
+#include "exs_tap.h"
 
-#define KSFT_SKIP 4
-
-static int exs_af, ntest, nfail;
+static int exs_af;
 static struct sockaddr_in srv = { .sin_family = AF_INET };
-
-static void report(bool ok, const char *name, const char *why)
-{
-	ntest++;
-	nfail += !ok;
-	printf("%s %d - %s%s%s\n", ok ? "ok" : "not ok", ntest, name,
-	       ok ? "" : " # ", ok ? "" : why);
-	fflush(stdout);
-}
 
 static int exs_socket(void)
 {
@@ -75,9 +64,9 @@ static void epoll_before_merge(int l)
 	n = epoll_wait(ep, &ev, 1, 0);	/* nothing to read yet */
 	send(a, "x", 1, 0);
 	n = n == 0 ? epoll_wait(ep, &ev, 1, 5000) : -1;
-	report(n == 1 && (ev.events & EPOLLIN),
-	       "epoll registered before the merge sees data after it",
-	       "no EPOLLIN");
+	tap_report(n == 1 && (ev.events & EPOLLIN),
+		   "epoll registered before the merge sees data after it",
+		   "no EPOLLIN");
 	close(a);
 	close(fd);
 	close(ep);
@@ -105,8 +94,9 @@ static void async_before_merge(int l)
 	send(a, "x", 1, 0);
 	for (int i = 0; i < 500 && !atomic_load(&sigio_seen); i++)
 		usleep(10000);
-	report(atomic_load(&sigio_seen), "O_ASYNC set before the merge raises SIGIO after it",
-	       "no SIGIO");
+	tap_report(atomic_load(&sigio_seen),
+		   "O_ASYNC set before the merge raises SIGIO after it",
+		   "no SIGIO");
 	close(a);
 	close(fd);
 	signal(SIGIO, SIG_IGN);
@@ -150,11 +140,10 @@ static void close_while_connecting(void)
 {
 	int tcp = close_during_connect(socket(AF_INET, SOCK_STREAM, 0));
 	int exs = close_during_connect(exs_socket());
-	char why[96];
 
-	snprintf(why, sizeof(why), "tcp: %s, exs: %s", strerror(tcp),
-		 strerror(exs));
-	report(tcp == exs, "close() from another thread during a blocking connect", why);
+	tap_report(tcp == exs,
+		   "close() from another thread during a blocking connect",
+		   "tcp: %s, exs: %s", strerror(tcp), strerror(exs));
 }
 
 /* ---- many threads on one descriptor while it merges ---- */
@@ -231,27 +220,20 @@ static void threads_race(int l, int rounds)
 	}
 	shutdown(l, SHUT_RDWR);
 	pthread_join(acc, NULL);
-	report(true, "connect, poll, setsockopt and shutdown race on one descriptor", "");
+	tap_report(true, "connect, poll, setsockopt and shutdown race on one descriptor",
+		   "%s", "");
 }
 
 int main(int argc, char *argv[])
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 300, l;
 
-	exs_af = exs_family();
-	if (exs_af < 0) {
-		printf("1..0 # SKIP af_exs is not loaded\n");
-		return KSFT_SKIP;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	alarm(300);	/* a hang fails the test rather than the run */
-	printf("TAP version 13\n");
+	exs_af = tap_begin(300);
 	l = tcp_listener();
 	epoll_before_merge(l);
 	async_before_merge(l);
 	close_while_connecting();
 	threads_race(l, rounds);
 	close(l);
-	printf("1..%d\n# %d passed, %d failed\n", ntest, ntest - nfail, nfail);
-	return nfail ? 1 : 0;
+	return tap_end();
 }

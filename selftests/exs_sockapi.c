@@ -29,13 +29,9 @@
 #include <linux/af_exs.h>
 #include <linux/sockios.h>
 
-#include "exs_family.h"
-
-#define KSFT_SKIP 4
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "exs_tap.h"
 
 static int exs_af;
-static int ntest, nfail, nskip;
 
 /* What a case observed: compared between TCP and AF_EXS. */
 struct res {
@@ -49,35 +45,6 @@ static struct res R(int ret, long val)
 	struct res r = { .ret = ret < 0 ? -1 : ret, .err = ret < 0 ? errno : 0,
 			 .val = val };
 	return r;
-}
-
-static void report(bool ok, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntest++;
-	printf("%s %d - %s", ok ? "ok" : "not ok", ntest, name);
-	if (!ok && fmt) {
-		nfail++;
-		printf(" # ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	} else if (!ok) {
-		nfail++;
-	}
-	printf("\n");
-	fflush(stdout);
-}
-
-static void skip(const char *name, const char *why)
-{
-	ntest++;
-	nskip++;
-	printf("ok %d - %s # SKIP %s\n", ntest, name, why);
 }
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -409,31 +376,6 @@ static struct res c_ioctl_outq_fresh(bool exs, int af)
 	return r;
 }
 
-static struct res c_sockopt_rcvbuf(bool exs, int af)
-{
-	int fd = sock_of(exs, af, SOCK_STREAM), v = 65536;
-	socklen_t len = sizeof(v);
-	struct res r;
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
-	r = R(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &len), v);
-	close(fd);
-	return r;
-}
-
-static struct res c_sockopt_peek_off(bool exs, int af)
-{
-	int fd = sock_of(exs, af, SOCK_STREAM), v = 3;
-	socklen_t len = sizeof(v);
-	struct res r = R(setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &v, sizeof(v)), 0);
-
-	v = -7;
-	getsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &v, &len);
-	r.val = v;
-	close(fd);
-	return r;
-}
-
 /* SO_RCVBUF set on a listener after listen() reaches the accepted sockets */
 static struct res c_listener_rcvbuf_inherited(bool exs, int af)
 {
@@ -462,45 +404,35 @@ static struct res c_sockopt_bad_len(bool exs, int af)
 	return r;
 }
 
-static struct res c_sockopt_nodelay(bool exs, int af)
-{
-	int fd = sock_of(exs, af, SOCK_STREAM), v = 1;
-	socklen_t len = sizeof(v);
-	struct res r;
+/* An option set, then read back: the set's result and the value read (or
+ * the read's errno, negated) must be TCP's.
+ */
+struct opt_case {
+	int level, name;	/* IPv4 socket */
+	int level6, name6;	/* IPv6 socket, when it differs */
+	int value;
+};
 
-	setsockopt(fd, SOL_TCP, TCP_NODELAY, &v, sizeof(v));
-	v = 0;
-	r = R(getsockopt(fd, SOL_TCP, TCP_NODELAY, &v, &len), v);
+static struct res opt_roundtrip(bool exs, int af, const struct opt_case *o)
+{
+	int fd = sock_of(exs, af, SOCK_STREAM), v = o->value, g;
+	int level = af == AF_INET6 && o->level6 ? o->level6 : o->level;
+	int name = af == AF_INET6 && o->name6 ? o->name6 : o->name;
+	socklen_t len = sizeof(v);
+	struct res r = R(setsockopt(fd, level, name, &v, sizeof(v)), 0);
+
+	v = -7;
+	g = getsockopt(fd, level, name, &v, &len);
+	r.val = g < 0 ? -errno : v;
 	close(fd);
 	return r;
 }
 
-static struct res c_sockopt_maxseg(bool exs, int af)
-{
-	int fd = sock_of(exs, af, SOCK_STREAM), v = 1000;
-	socklen_t len = sizeof(v);
-	struct res r;
-
-	setsockopt(fd, SOL_TCP, TCP_MAXSEG, &v, sizeof(v));
-	r = R(getsockopt(fd, SOL_TCP, TCP_MAXSEG, &v, &len), v);
-	close(fd);
-	return r;
-}
-
-static struct res c_sockopt_ip_level(bool exs, int af)
-{
-	int fd = sock_of(exs, af, SOCK_STREAM), v = 0x10;
-	socklen_t len = sizeof(v);
-	int level = af == AF_INET6 ? SOL_IPV6 : SOL_IP;
-	int name = af == AF_INET6 ? IPV6_TCLASS : IP_TOS;
-	struct res r;
-
-	setsockopt(fd, level, name, &v, sizeof(v));
-	v = 0;
-	r = R(getsockopt(fd, level, name, &v, &len), v);
-	close(fd);
-	return r;
-}
+static const struct opt_case o_rcvbuf = { SOL_SOCKET, SO_RCVBUF, .value = 65536 };
+static const struct opt_case o_peek_off = { SOL_SOCKET, SO_PEEK_OFF, .value = 3 };
+static const struct opt_case o_nodelay = { SOL_TCP, TCP_NODELAY, .value = 1 };
+static const struct opt_case o_maxseg = { SOL_TCP, TCP_MAXSEG, .value = 1000 };
+static const struct opt_case o_tos = { SOL_IP, IP_TOS, SOL_IPV6, IPV6_TCLASS, 0x10 };
 
 static struct res c_sockopt_unknown_level(bool exs, int af)
 {
@@ -716,6 +648,7 @@ struct cmp_case {
 	case_fn fn;
 	bool v4_only;
 	bool (*unsupported)(int af);
+	const struct opt_case *opt;	/* instead of fn */
 };
 
 static const struct cmp_case cmp_cases[] = {
@@ -741,13 +674,13 @@ static const struct cmp_case cmp_cases[] = {
 	{ "poll a listener before and after a client", c_poll_listener },
 	{ "SIOCINQ on a listener", c_ioctl_inq_listener },
 	{ "SIOCOUTQ on a fresh socket", c_ioctl_outq_fresh },
-	{ "SO_RCVBUF round trip", c_sockopt_rcvbuf },
+	{ "SO_RCVBUF round trip", .opt = &o_rcvbuf },
 	{ "SOL_SOCKET option too short", c_sockopt_bad_len },
-	{ "SO_PEEK_OFF round trip", c_sockopt_peek_off },
+	{ "SO_PEEK_OFF round trip", .opt = &o_peek_off },
 	{ "SO_RCVBUF on a listener reaches accepted sockets", c_listener_rcvbuf_inherited },
-	{ "TCP_NODELAY round trip", c_sockopt_nodelay },
-	{ "TCP_MAXSEG round trip", c_sockopt_maxseg },
-	{ "IP_TOS / IPV6_TCLASS round trip", c_sockopt_ip_level },
+	{ "TCP_NODELAY round trip", .opt = &o_nodelay },
+	{ "TCP_MAXSEG round trip", .opt = &o_maxseg },
+	{ "IP_TOS / IPV6_TCLASS round trip", .opt = &o_tos },
 	{ "setsockopt at an unknown level", c_sockopt_unknown_level },
 	{ "SO_ACCEPTCONN on a listener", c_acceptconn },
 	{ "SO_REUSEPORT before bind", c_reuseport, false,
@@ -770,14 +703,14 @@ static void run_compare(const struct cmp_case *c, int af)
 	snprintf(name, sizeof(name), "%s: %s", af == AF_INET6 ? "ipv6" : "ipv4",
 		 c->name);
 	if (c->unsupported && c->unsupported(af)) {
-		skip(name, "this kernel keeps the option from AF_EXS (before 6.6)");
+		tap_skip(name, "this kernel keeps the option from AF_EXS (before 6.6)");
 		return;
 	}
-	t = c->fn(false, af);
-	x = c->fn(true, af);
-	report(t.ret == x.ret && t.err == x.err && t.val == x.val, name,
-	       "tcp ret=%d errno=%s val=%ld, exs ret=%d errno=%s val=%ld",
-	       t.ret, strerror(t.err), t.val, x.ret, strerror(x.err), x.val);
+	t = c->opt ? opt_roundtrip(false, af, c->opt) : c->fn(false, af);
+	x = c->opt ? opt_roundtrip(true, af, c->opt) : c->fn(true, af);
+	tap_report(t.ret == x.ret && t.err == x.err && t.val == x.val, name,
+		   "tcp ret=%d errno=%s val=%ld, exs ret=%d errno=%s val=%ld",
+		   t.ret, strerror(t.err), t.val, x.ret, strerror(x.err), x.val);
 }
 
 /* ---- AF_EXS's own cases ------------------------------------------------ */
@@ -792,33 +725,33 @@ static void own_cases(int af)
 
 	fd = socket(exs_af, SOCK_STREAM, pf);
 	snprintf(name, sizeof(name), "%s: fresh AF_EXS socket reports AF_EXS", v);
-	report(domain_of(fd) == exs_af, name, "SO_DOMAIN %d", domain_of(fd));
+	tap_report(domain_of(fd) == exs_af, name, "SO_DOMAIN %d", domain_of(fd));
 	memset(&info, 0xff, sizeof(info));
 	snprintf(name, sizeof(name), "%s: EXS_INFO on a fresh socket", v);
-	report(!getsockopt(fd, SOL_EXS, EXS_INFO, &info, &len) &&
-	       len == sizeof(info) &&
-	       info.exsi_transport == EXS_TRANSPORT_NONE &&
-	       info.exsi_native_family == (unsigned int)af, name,
-	       "transport %u family %u len %u", info.exsi_transport,
-	       info.exsi_native_family, len);
+	tap_report(!getsockopt(fd, SOL_EXS, EXS_INFO, &info, &len) &&
+		   len == sizeof(info) &&
+		   info.exsi_transport == EXS_TRANSPORT_NONE &&
+		   info.exsi_native_family == (unsigned int)af, name,
+		   "transport %u family %u len %u", info.exsi_transport,
+		   info.exsi_native_family, len);
 	close(fd);
 
 	l = listener(true, af, &port);
 	snprintf(name, sizeof(name), "%s: a listener stays AF_EXS", v);
-	report(domain_of(l) == exs_af, name, "SO_DOMAIN %d", domain_of(l));
+	tap_report(domain_of(l) == exs_af, name, "SO_DOMAIN %d", domain_of(l));
 	len = sizeof(info);
 	getsockopt(l, SOL_EXS, EXS_INFO, &info, &len);
 	snprintf(name, sizeof(name), "%s: EXS_INFO marks the listener", v);
-	report(info.exsi_listening == 1, name, "listening %u",
-	       info.exsi_listening);
+	tap_report(info.exsi_listening == 1, name, "listening %u",
+		   info.exsi_listening);
 
 	c = socket(exs_af, SOCK_STREAM, pf);
 	connect_to(c, af, port);
 	a = accept(l, NULL, NULL);
 	snprintf(name, sizeof(name), "%s: connected AF_EXS socket merged into TCP", v);
-	report(domain_of(c) == af, name, "SO_DOMAIN %d", domain_of(c));
+	tap_report(domain_of(c) == af, name, "SO_DOMAIN %d", domain_of(c));
 	snprintf(name, sizeof(name), "%s: accepted socket is plain TCP", v);
-	report(domain_of(a) == af, name, "SO_DOMAIN %d", domain_of(a));
+	tap_report(domain_of(a) == af, name, "SO_DOMAIN %d", domain_of(a));
 	len = sizeof(info);
 	d = getsockopt(c, SOL_EXS, EXS_INFO, &info, &len);
 	e = errno;
@@ -826,8 +759,8 @@ static void own_cases(int af)
 	len = sizeof(info);
 	t = getsockopt(fd, SOL_EXS, EXS_INFO, &info, &len);
 	snprintf(name, sizeof(name), "%s: merged socket answers SOL_EXS as TCP does", v);
-	report(d < 0 && t < 0 && e == errno, name, "exs %s, tcp %s",
-	       strerror(e), strerror(errno));
+	tap_report(d < 0 && t < 0 && e == errno, name, "exs %s, tcp %s",
+		   strerror(e), strerror(errno));
 	close(fd);
 	close(a);
 	close(c);
@@ -839,19 +772,19 @@ static void creation_cases(void)
 	int fd;
 
 	fd = socket(exs_af, SOCK_DGRAM, 0);
-	report(fd < 0 && errno == ESOCKTNOSUPPORT, "SOCK_DGRAM is refused",
-	       "fd %d errno %s", fd, strerror(errno));
+	tap_report(fd < 0 && errno == ESOCKTNOSUPPORT, "SOCK_DGRAM is refused",
+		   "fd %d errno %s", fd, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	fd = socket(exs_af, SOCK_STREAM, 7);
-	report(fd < 0 && errno == EPROTONOSUPPORT, "unknown protocol is refused",
-	       "fd %d errno %s", fd, strerror(errno));
+	tap_report(fd < 0 && errno == EPROTONOSUPPORT, "unknown protocol is refused",
+		   "fd %d errno %s", fd, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	fd = socket(exs_af, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	report(fd >= 0 && (fcntl(fd, F_GETFL) & O_NONBLOCK) &&
-	       (fcntl(fd, F_GETFD) & FD_CLOEXEC),
-	       "SOCK_NONBLOCK | SOCK_CLOEXEC at creation", "fd %d", fd);
+	tap_report(fd >= 0 && (fcntl(fd, F_GETFL) & O_NONBLOCK) &&
+		   (fcntl(fd, F_GETFD) & FD_CLOEXEC),
+		   "SOCK_NONBLOCK | SOCK_CLOEXEC at creation", "fd %d", fd);
 	if (fd >= 0)
 		close(fd);
 }
@@ -860,14 +793,7 @@ int main(void)
 {
 	size_t i;
 
-	exs_af = exs_family();
-	if (exs_af < 0) {
-		printf("1..0 # SKIP af_exs is not loaded\n");
-		return KSFT_SKIP;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	alarm(240);	/* a hang fails the run instead of stalling it */
-	printf("TAP version 13\n");
+	exs_af = tap_begin(240);
 
 	creation_cases();
 	for (int af = AF_INET; af; af = af == AF_INET ? AF_INET6 : 0) {
@@ -876,8 +802,5 @@ int main(void)
 			if (af == AF_INET || !cmp_cases[i].v4_only)
 				run_compare(&cmp_cases[i], af);
 	}
-	printf("1..%d\n", ntest);
-	printf("# %d passed, %d failed, %d skipped\n", ntest - nfail - nskip,
-	       nfail, nskip);
-	return nfail ? 1 : 0;
+	return tap_end();
 }
