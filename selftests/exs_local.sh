@@ -68,7 +68,7 @@ exs_check "every AF_EXS accept handed out plain TCP" \
 opens=$(exs_stat ActiveOpen)
 acc=$(exs_stat AcceptTcp)
 port=$((port + 1))
-exs_bg exs-run exs_connect -l -p $port -e inet
+exs_bg exs-run exs_connect -l -p $port -e inet >/dev/null
 exs_wait_listen $port 10
 exs_run "preload: unmodified TCP client and server" \
 	exs-run exs_connect -a 127.0.0.1 -p $port -e inet
