@@ -53,13 +53,13 @@ sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 W=1 modules
 
 style:
-	./scripts/checkpatch.sh
+	@./scripts/checkpatch.sh
 
-demo: all
-	./scripts/demo.sh
+demo:
+	@./scripts/demo.sh
 
 check:
-	./scripts/check.sh
+	@./scripts/check.sh
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
