@@ -7,6 +7,8 @@
 # them changes.  Prints the build tree's path.
 set -eu
 top=$(readlink -f "$(dirname "$0")/..")
+# shellcheck source=selftests/vm/kernels.sh
+. "$top/selftests/vm/kernels.sh"
 cache=${EXS_CACHE:-$HOME/.cache/af-exs}
 tarball=/usr/src/linux-source-6.1.tar.xz
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
@@ -22,7 +24,7 @@ rm -rf "$tree"
 mkdir -p "$tree"
 tar -xJf "$tarball" -C "$tree" --strip-components=1
 cd "$tree"
-vng --kconfig >/dev/null
+"$(exs_vng)" --kconfig >/dev/null
 ./scripts/kconfig/merge_config.sh -m .config "$top/kernel/debug.config" >/dev/null
 make olddefconfig >/dev/null
 # every requested option must have survived olddefconfig

@@ -51,8 +51,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # virtme-ng: the kernel developers' VM runner (PyPI)
+# shellcheck source=selftests/vm/kernels.sh
+. "$top/selftests/vm/kernels.sh"
 VNG_VERSION=1.42
-if ! command -v vng >/dev/null || [ "$(vng --version 2>/dev/null | awk '{print $NF}')" != "$VNG_VERSION" ]; then
+vng=$(exs_vng 2>/dev/null) || vng=false
+if [ "$("$vng" --version 2>/dev/null | awk '{print $NF}')" != "$VNG_VERSION" ]; then
 	echo "setup: installing virtme-ng $VNG_VERSION"
 	python3 -m pip install -q "virtme-ng==$VNG_VERSION" 2>/dev/null ||
 		python3 -m pip install -q --break-system-packages "virtme-ng==$VNG_VERSION"

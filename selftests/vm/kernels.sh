@@ -58,3 +58,13 @@ exs_kernel_kbuild() {
 		return 1
 	fi
 }
+
+# exs_vng: the virtme-ng runner, also when pip put it off PATH
+exs_vng() {
+	command -v vng 2>/dev/null && return
+	local p
+	p=$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null)/vng
+	[ -x "$p" ] && echo "$p" && return
+	echo "virtme-ng (vng) not found: run scripts/setup.sh" >&2
+	return 1
+}
