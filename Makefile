@@ -29,6 +29,7 @@ HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h
 all: module tools
 
 module:
+	@test -n "$(KDIR)" || { echo "no kernel headers: run scripts/setup.sh (or set KDIR)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 tools: $(PROGS) $(TOOLS)
