@@ -27,13 +27,25 @@ bw() {	# bw PORT PRELOAD: receiver Mbit/s of a 5 s iperf3 run
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e6)'
 }
 : > "$share/raw"
-for r in $(seq "$rounds"); do
+one_round() {	# one_round tcp|exs
+	local port_l=11111 port_b=5201 pre=
+	if [ "$1" = exs ]; then
+		port_l=11112 port_b=5202 pre=exs-run
+	fi
 	for size in 16 1024; do
-		echo "lat$size tcp $(lat 11111 '' $size)" >> "$share/raw"
-		echo "lat$size exs $(lat 11112 exs-run $size)" >> "$share/raw"
+		echo "lat$size $1 $(lat $port_l "$pre" $size)" >> "$share/raw"
 	done
-	echo "bw tcp $(bw 5201 '')" >> "$share/raw"
-	echo "bw exs $(bw 5202 exs-run)" >> "$share/raw"
+	echo "bw $1 $(bw $port_b "$pre")" >> "$share/raw"
+}
+# alternate which goes first, so warm-up favours neither
+for r in $(seq "$rounds"); do
+	if [ $((r % 2)) = 1 ]; then
+		one_round tcp
+		one_round exs
+	else
+		one_round exs
+		one_round tcp
+	fi
 done
 touch "$share/done"
 python3 - "$share/raw" <<'PY'
