@@ -3,7 +3,7 @@
 # The demo's part on one host (run by exs-vm): host b serves, host a runs
 # the unmodified client.
 set -u
-share=$EXS_VM_OUT/demo
+share=$EXS_VM_SHARE
 mkdir -p "$share"
 
 stat() { awk -v n="$1" '$1 == n { print $2 }' /proc/net/exs_stat; }

@@ -4,7 +4,7 @@
 # a measures both in alternation.
 set -u
 role=$1 rounds=$2
-share=$EXS_VM_OUT/measure
+share=$EXS_VM_SHARE
 mkdir -p "$share"
 if [ "$role" = b ]; then
 	sockperf server --tcp -p 11111 >/dev/null 2>&1 &

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 host=${EXS_VM_HOST:?run under exs-vm --hosts 2}
-share=${EXS_VM_OUT:?}/pair
+share=${EXS_VM_SHARE:?}
 peer4=10.0.0.2
 peer6=fd00::2
 mkdir -p "$share"

@@ -80,7 +80,7 @@ static int exs_connect(struct socket *sock, struct sockaddr *addr, int len,
 	lock_sock(sk);
 	if (exs->transport == EXS_TRANSPORT_NONE &&
 	    sk->sk_state == TCP_CLOSE && native->state == SS_UNCONNECTED &&
-	    native->sk->sk_state == TCP_CLOSE &&
+	    READ_ONCE(native->sk->sk_state) == TCP_CLOSE &&
 	    exs_connect_addr_ok(native->sk->sk_family, addr, len)) {
 		exs_copy_settings_to_native(exs);
 		EXS_INC_STATS(sock_net(sk), EXS_MIB_ACTIVEOPEN);

@@ -8,6 +8,7 @@ name=$1 idx=$2 nhosts=$3 load=$4 module=$5 out=$6
 top=$(readlink -f "$(dirname "$0")/../..")
 
 export EXS_VM_HOST=$name EXS_VM_OUT=$out EXS_VM_HOSTS=$nhosts
+export EXS_VM_SHARE=$out/share
 export EXS_ROOT=$top EXS_MODULE=$module
 export PATH="$top/build/bin:$top/selftests/vm:$top/tools/exsconfig:$PATH"
 
