@@ -64,6 +64,30 @@ exs_check "every AF_EXS connect was counted as an active open" \
 exs_check "every AF_EXS accept handed out plain TCP" \
 	[ $(($(exs_stat AcceptTcp) - acc)) -eq $((3 + 3 + 3 + 1 + 200)) ]
 
+# After the merge no AF_EXS function runs on the data path: trace every
+# af_exs function while merged sockets move data, and find only setup.
+tr=/sys/kernel/tracing
+[ -e $tr/set_ftrace_filter ] || mount -t tracefs nodev $tr 2>/dev/null
+if echo ':mod:af_exs' > $tr/set_ftrace_filter 2>/dev/null &&
+   echo function > $tr/current_tracer 2>/dev/null; then
+	echo > $tr/trace
+	transfer 127.0.0.1 "" poll exs exs "-n 2000000"
+	transfer ::1 -6 epoll exs tcp "-n 2000000"
+	echo 0 > $tr/tracing_on	# freeze: changing the tracer empties the buffer
+	data=$(grep -cE ': exs_(sendmsg|recvmsg|poll|ioctl|getname|splice_read|setsockopt|getsockopt) ' $tr/trace)
+	setup=$(grep -cE ': exs_connect ' $tr/trace)
+	echo nop > $tr/current_tracer
+	echo > $tr/set_ftrace_filter
+	echo 1 > $tr/tracing_on
+	exs_check "no AF_EXS function ran on the merged sockets' data path ($data calls)" \
+		[ "$data" -eq 0 ]
+	exs_check "the trace did see AF_EXS at connect ($setup calls)" [ "$setup" -ge 2 ]
+	echo > $tr/trace
+else
+	exs_skip "no AF_EXS function on the data path" "no function tracer"
+	exs_skip "the trace saw AF_EXS at connect" "no function tracer"
+fi
+
 # The preload turns an unmodified program's TCP sockets into AF_EXS ones.
 opens=$(exs_stat ActiveOpen)
 acc=$(exs_stat AcceptTcp)
