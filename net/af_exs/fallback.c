@@ -33,6 +33,10 @@
  *    before the merge are woken by TCP after it;
  *  - the switch is serialised by the AF_EXS sock lock, which bind, listen,
  *    connect and sock_fasync() also take, so the fasync list moves whole.
+ *    One window stays: an fcntl(O_ASYNC) that looked up the AF_EXS socket
+ *    before the switch but locks it after adds its entry to the old list,
+ *    where TCP never signals it (exs_release() frees it).  Such a program
+ *    enables O_ASYNC while another thread connects; SIGIO is lost for it.
  *
  * In-kernel users (kernel_sendmsg() and friends) hold the AF_EXS struct
  * socket itself and have no file: they keep calling AF_EXS proto_ops, which
@@ -45,6 +49,9 @@ void exs_fallback(struct exs_sock *exs, enum exs_fallback_reason reason)
 	struct file *file;
 
 	sock_owned_by_me(&exs->sk);
+	if (WARN_ON_ONCE(reason <= EXS_FALLBACK_NONE ||
+			 reason > EXS_FALLBACK_MAX))
+		reason = EXS_FALLBACK_NO_RDMA;
 
 	exs->fallback_reason = reason;
 	WRITE_ONCE(exs->transport, EXS_TRANSPORT_TCP);

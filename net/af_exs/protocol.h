@@ -15,6 +15,9 @@
  * AF_INET/AF_INET6 TCP socket it wraps, created with it and released with
  * it, so it is valid in every proto_ops call.  sk_lock serialises bind,
  * listen, connect and the merge.
+ *
+ * Lock order: the AF_EXS sk_lock before the native sock's sk_lock
+ * (exs_copy_settings_to_native() takes the second inside the first).
  */
 struct exs_sock {
 	struct sock	sk;		/* must be first */

@@ -7,6 +7,7 @@
  * connecting socket merges into its native socket (fallback.c); a listener
  * never merges and hands out plain TCP sockets.
  */
+#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <net/sock.h>
@@ -36,6 +37,13 @@ static int exs_release(struct socket *sock)
 	if (!sk)
 		return 0;
 	exs = exs_sk(sk);
+
+	/* An O_ASYNC registration that raced with the merge may have landed
+	 * on our list after fallback.c moved it (see there): drop it here,
+	 * where the socket layer no longer looks.
+	 */
+	if (sock->file)
+		fasync_helper(-1, sock->file, 0, &sock->wq.fasync_list);
 
 	lock_sock(sk);
 	native = exs->native;
@@ -140,9 +148,10 @@ static int exs_accept_common(struct socket *sock, struct socket *newsock,
 		goto out_release;
 	}
 	newsock->state = SS_CONNECTED;
-	exs_sk(newsock->sk)->transport = EXS_TRANSPORT_TCP;
-	exs_sk(newsock->sk)->fallback_reason = EXS_FALLBACK_NO_RDMA;
+	lock_sock(newsock->sk);
 	newsock->sk->sk_state = TCP_ESTABLISHED;
+	exs_fallback(exs_sk(newsock->sk), EXS_FALLBACK_NO_RDMA);
+	release_sock(newsock->sk);
 	EXS_INC_STATS(sock_net(sock->sk), EXS_MIB_ACCEPTKERN);
 	return 0;
 
@@ -200,23 +209,21 @@ static int exs_listen(struct socket *sock, int backlog)
 	struct sock *sk = sock->sk;
 	struct exs_sock *exs = exs_sk(sk);
 	struct socket *native = exs->native;
+	bool unmerged;
 	int err;
 
 	lock_sock(sk);
-	if (exs->transport != EXS_TRANSPORT_NONE) {
-		err = READ_ONCE(native->ops)->listen(native, backlog);
-		goto out;
-	}
-	exs_copy_settings_to_native(exs);
+	unmerged = exs->transport == EXS_TRANSPORT_NONE;
+	if (unmerged)
+		exs_copy_settings_to_native(exs);
 	err = READ_ONCE(native->ops)->listen(native, backlog);
-	if (!err) {
+	if (!err && unmerged) {
 		/* mirrored for SO_ACCEPTCONN, which reads this sock */
 		if (sk->sk_state != TCP_LISTEN)
 			EXS_INC_STATS(sock_net(sk), EXS_MIB_LISTEN);
 		sk->sk_state = TCP_LISTEN;
 		WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
 	}
-out:
 	release_sock(sk);
 	return err;
 }
@@ -256,9 +263,11 @@ static int exs_mmap(struct file *file, struct socket *sock,
 {
 	struct socket *native = exs_native(sock);
 
-	if (!native->ops->mmap)
+	const struct proto_ops *ops = READ_ONCE(native->ops);
+
+	if (!ops->mmap)
 		return -ENODEV;
-	return native->ops->mmap(file, native, vma);
+	return ops->mmap(file, native, vma);
 }
 
 static ssize_t exs_splice_read(struct socket *sock, loff_t *ppos,
@@ -267,7 +276,8 @@ static ssize_t exs_splice_read(struct socket *sock, loff_t *ppos,
 {
 	struct socket *native = exs_native(sock);
 
-	return native->ops->splice_read(native, ppos, pipe, len, flags);
+	return READ_ONCE(native->ops)->splice_read(native, ppos, pipe, len,
+						   flags);
 }
 
 static int exs_set_rcvlowat(struct sock *sk, int val)
@@ -275,7 +285,7 @@ static int exs_set_rcvlowat(struct sock *sk, int val)
 	struct socket *native = exs_sk(sk)->native;
 
 	WRITE_ONCE(sk->sk_rcvlowat, val ? : 1);
-	return native->ops->set_rcvlowat(native->sk, val);
+	return READ_ONCE(native->ops)->set_rcvlowat(native->sk, val);
 }
 
 static int exs_set_peek_off(struct sock *sk, int val)
@@ -283,7 +293,7 @@ static int exs_set_peek_off(struct sock *sk, int val)
 	struct socket *native = exs_sk(sk)->native;
 
 	WRITE_ONCE(sk->sk_peek_off, val);
-	return native->ops->set_peek_off(native->sk, val);
+	return READ_ONCE(native->ops)->set_peek_off(native->sk, val);
 }
 
 /* copied at init into exs_proto_ops, with the family of the module parameter */
