@@ -25,6 +25,15 @@ result() {	# result NAME RC [DETAIL-FILE]
 	fi
 }
 
+clean() {	# clean NAME LOG CMD...: CMD succeeds and logs no warning or error
+	local name=$1 log=$2 rc
+	shift 2
+	"$@" > "$log" 2>&1
+	rc=$?
+	grep -qE 'warning:|error:' "$log" && rc=1
+	result "$name" $rc "$log"
+}
+
 count_tap() {	# count_tap LOG...: add a VM run's TAP results
 	local f p s n
 	for f in "$@"; do
@@ -45,21 +54,15 @@ if [ "${EXS_NO_SETUP:-0}" != 1 ]; then
 fi
 hash -r
 
-make -s tools > "$results/tools.log" 2>&1
-result "userspace tools and selftests build without warnings" \
-	"$( [ $? = 0 ] && ! grep -q 'warning:' "$results/tools.log"; echo $?)" "$results/tools.log"
+clean "userspace tools and selftests build without warnings" \
+	"$results/tools.log" make -s tools
 
 for k in $EXS_KERNELS; do
 	rel=$(exs_kernel_release "$k")
-	./scripts/build-modules.sh "$k" > "$results/build-$k.log" 2>&1
-	rc=$?
-	grep -q 'warning:' "$results/build-$k.log" && rc=1
-	result "module builds W=1 clean against $rel" $rc "$results/build-$k.log"
-	make -s -C "$(exs_kernel_kbuild "$k")" M="$top/build/$rel" C=2 W=1 modules \
-		> "$results/sparse-$k.log" 2>&1
-	rc=$?
-	grep -qE 'warning:|error:' "$results/sparse-$k.log" && rc=1
-	result "sparse is clean against $rel" $rc "$results/sparse-$k.log"
+	clean "module builds W=1 clean against $rel" "$results/build-$k.log" \
+		./scripts/build-modules.sh "$k"
+	clean "sparse is clean against $rel" "$results/sparse-$k.log" \
+		make -s -C "$(exs_kernel_kbuild "$k")" M="$top/build/$rel" C=2 W=1 modules
 done
 
 ./scripts/checkpatch.sh > "$results/checkpatch.log" 2>&1
@@ -68,26 +71,22 @@ result "checkpatch --strict is clean" $? "$results/checkpatch.log"
 ./scripts/dkms-check.sh > "$results/dkms.log" 2>&1
 result "dkms builds the module for every supported kernel" $? "$results/dkms.log"
 
-for k in $EXS_KERNELS; do
-	echo "# kernel $k: one host"
-	./selftests/vm/exs-vm --kernel "$k" --hosts 1 --timeout 900 \
-		--out "$results/$k-local" -- selftests/exs_local.sh \
-		> "$results/$k-local.log" 2>&1
+# vm_suite NAME KERNEL HOSTS MEMORY TIMEOUT CMD [CMD]: TAP results of a rig
+# run, plus one failure if the run itself failed (timeout, kernel report).
+vm_suite() {
+	local name=$1 k=$2 hosts=$3 mem=$4 t=$5 dir="$results/$1" rc
+	shift 5
+	echo "# $name"
+	./selftests/vm/exs-vm --kernel "$k" --hosts "$hosts" --memory "$mem" \
+		--timeout "$t" --out "$dir" -- "$@" > "$dir.log" 2>&1
 	rc=$?
-	count_tap "$results/$k-local/a.log"
-	if [ $rc != 0 ] && ! grep -qE '^not ok' "$results/$k-local/a.log" 2>/dev/null; then
-		result "kernel $k one-host run finished cleanly" $rc "$results/$k-local.log"
-	fi
+	count_tap "$dir"/[ab].log
+	result "$name: the run finished with no kernel report" $rc "$dir.log"
+}
 
-	echo "# kernel $k: two hosts"
-	./selftests/vm/exs-vm --kernel "$k" --hosts 2 --timeout 1200 \
-		--out "$results/$k-pair" -- selftests/exs_pair.sh selftests/exs_pair.sh \
-		> "$results/$k-pair.log" 2>&1
-	rc=$?
-	count_tap "$results/$k-pair/a.log" "$results/$k-pair/b.log"
-	if [ $rc != 0 ] && ! cat "$results/$k-pair/"[ab].log 2>/dev/null | grep -qE '^not ok'; then
-		result "kernel $k two-host run finished cleanly" $rc "$results/$k-pair.log"
-	fi
+for k in $EXS_KERNELS; do
+	vm_suite "$k-local" "$k" 1 1G 900 selftests/exs_local.sh
+	vm_suite "$k-pair" "$k" 2 1G 1200 selftests/exs_pair.sh selftests/exs_pair.sh
 done
 
 # The debug kernel (KUnit, KASAN, lockdep, kmemleak): built once, cached.
@@ -97,26 +96,11 @@ echo "# debug kernel"
 dk=$(./scripts/debug-kernel.sh 2> "$results/debug-kernel.log")
 result "debug kernel builds (cached under ~/.cache/af-exs)" $? "$results/debug-kernel.log"
 if [ -n "$dk" ]; then
-	./scripts/build-modules.sh "$dk" > "$results/build-debug.log" 2>&1
-	rc=$?
-	grep -q 'warning:' "$results/build-debug.log" && rc=1
-	result "module and KUnit module build W=1 clean against the debug kernel" \
-		$rc "$results/build-debug.log"
-	for suite in kunit exs_local; do
-		./selftests/vm/exs-vm --kernel "$dk" --hosts 1 --memory 2G --timeout 1500 \
-			--out "$results/debug-$suite" -- "selftests/$suite.sh" \
-			> "$results/debug-$suite.log" 2>&1
-		rc=$?
-		count_tap "$results/debug-$suite/a.log"
-		result "debug kernel: $suite ran with no KASAN, lockdep, kmemleak or hung-task report" \
-			$rc "$results/debug-$suite.log"
-	done
-	./selftests/vm/exs-vm --kernel "$dk" --hosts 2 --memory 2G --timeout 1800 \
-		--out "$results/debug-pair" -- selftests/exs_pair.sh selftests/exs_pair.sh \
-		> "$results/debug-pair.log" 2>&1
-	rc=$?
-	count_tap "$results/debug-pair/a.log" "$results/debug-pair/b.log"
-	result "debug kernel: two-host run with no kernel report" $rc "$results/debug-pair.log"
+	clean "module and KUnit module build W=1 clean against the debug kernel" \
+		"$results/build-debug.log" ./scripts/build-modules.sh "$dk"
+	vm_suite debug-kunit "$dk" 1 2G 1500 selftests/kunit.sh
+	vm_suite debug-local "$dk" 1 2G 1500 selftests/exs_local.sh
+	vm_suite debug-pair "$dk" 2 2G 1800 selftests/exs_pair.sh selftests/exs_pair.sh
 fi
 
 echo "# results and logs: $results"
