@@ -7,6 +7,7 @@
 #ifndef __EXS_COMPAT_H
 #define __EXS_COMPAT_H
 
+#include <linux/fs.h>
 #include <linux/net.h>
 
 /* Features are detected from the headers being built against (Kbuild), not
@@ -57,6 +58,34 @@ static inline void exs_want_sol_socket(struct socket *sock)
 static inline void exs_want_sol_socket(struct socket *sock)
 {
 }
+#endif
+
+/* 6.5 replaced generic_file_splice_read() by copy_splice_read(); both
+ * read through ->read_iter, which for a socket is recvmsg.
+ */
+static inline ssize_t exs_splice_read_generic(struct socket *sock,
+					      loff_t *ppos,
+					      struct pipe_inode_info *pipe,
+					      size_t len, unsigned int flags)
+{
+	if (!sock->file)
+		return -EINVAL;
+#ifdef EXS_HAVE_COPY_SPLICE_READ
+	return copy_splice_read(sock->file, ppos, pipe, len, flags);
+#else
+	return generic_file_splice_read(sock->file, ppos, pipe, len, flags);
+#endif
+}
+
+/* 6.5 made register_net_sysctl() a macro over register_net_sysctl_sz(),
+ * which takes the table's size instead of looking for a sentinel.
+ */
+#ifdef register_net_sysctl
+#define exs_register_net_sysctl(net, path, table, n) \
+	register_net_sysctl_sz(net, path, table, n)
+#else
+#define exs_register_net_sysctl(net, path, table, n) \
+	register_net_sysctl(net, path, table)
 #endif
 
 #endif /* __EXS_COMPAT_H */

@@ -14,6 +14,7 @@
 #include <net/inet_common.h>
 
 #include "protocol.h"
+#include "conn.h"
 #include "mib.h"
 
 int exs_family = AF_EXS_DEFAULT;
@@ -58,6 +59,7 @@ struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
 	exs->native = native;
 	exs->transport = EXS_TRANSPORT_NONE;
 	exs->fallback_reason = EXS_FALLBACK_NONE;
+	INIT_WORK(&exs->connect_work, exs_connect_work);
 
 	/* Let the native socket's inode carry our inode's number, so that
 	 * /proc/net/tcp, sock_diag and "ss -p" name the program's descriptor
@@ -123,13 +125,19 @@ static int __init exs_init(void)
 	if (!inet_stream_ops.set_peek_off)
 		exs_live_ops.ops.set_peek_off = NULL;
 
-	err = exs_mib_init();
+	err = exs_netns_init();
 	if (err)
 		return err;
+	err = exs_conn_init();
+	if (err)
+		goto err_netns;
+	err = exs_device_init();
+	if (err)
+		goto err_conn;
 
 	err = proto_register(&exs_proto, 1);
 	if (err)
-		goto err_mib;
+		goto err_device;
 
 	err = sock_register(&exs_family_ops);
 	if (err) {
@@ -142,8 +150,12 @@ static int __init exs_init(void)
 
 err_proto:
 	proto_unregister(&exs_proto);
-err_mib:
-	exs_mib_exit();
+err_device:
+	exs_device_exit();
+err_conn:
+	exs_conn_exit();
+err_netns:
+	exs_netns_exit();
 	return err;
 }
 
@@ -155,7 +167,11 @@ static void __exit exs_exit(void)
 {
 	sock_unregister(exs_family);
 	proto_unregister(&exs_proto);
-	exs_mib_exit();
+	/* connections of closed sockets finish their teardown first */
+	flush_workqueue(exs_wq);
+	exs_device_exit();
+	exs_conn_exit();
+	exs_netns_exit();
 }
 
 module_init(exs_init);

@@ -6,17 +6,22 @@
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
-#include <net/netns/generic.h>
 
 #include "mib.h"
-
-static unsigned int exs_net_id __read_mostly;
 
 static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_ACTIVEOPEN]	= "ActiveOpen",
 	[EXS_MIB_LISTEN]	= "Listen",
 	[EXS_MIB_ACCEPTTCP]	= "AcceptTcp",
 	[EXS_MIB_ACCEPTKERN]	= "AcceptKernel",
+	[EXS_MIB_CONNECTRDMA]	= "ConnectRdma",
+	[EXS_MIB_ACCEPTRDMA]	= "AcceptRdma",
+	[EXS_MIB_RDMAREJECT]	= "RdmaReject",
+	[EXS_MIB_RDMAWRITES]	= "RdmaWrites",
+	[EXS_MIB_CREDITUPDATES]	= "CreditUpdates",
+	[EXS_MIB_CREDITSTALLS]	= "CreditStalls",
+	[EXS_MIB_PROTOERR]	= "ProtocolErrors",
+	[EXS_MIB_DEVREMOVED]	= "DeviceRemoved",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_RDMA - 1]	= "FallbackNoRdma",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_DEVICE - 1]	= "FallbackNoDevice",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_PEER_REJECT - 1]	= "FallbackPeerReject",
@@ -26,11 +31,6 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_POLICY - 1]	= "FallbackPolicy",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NEG_CACHE - 1]	= "FallbackNegCache",
 };
-
-struct exs_net *exs_pernet(const struct net *net)
-{
-	return net_generic(net, exs_net_id);
-}
 
 const char *exs_mib_name(enum exs_mib_field field)
 {
@@ -59,10 +59,11 @@ static int exs_stat_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
-static int __net_init exs_net_init(struct net *net)
+int exs_mib_net_init(struct net *net)
 {
 	struct exs_net *en = exs_pernet(net);
 
+	BUILD_BUG_ON(ARRAY_SIZE(exs_mib_names) != EXS_MIB_MAX);
 	en->mib = alloc_percpu(struct exs_mib);
 	if (!en->mib)
 		return -ENOMEM;
@@ -74,26 +75,8 @@ static int __net_init exs_net_init(struct net *net)
 	return 0;
 }
 
-static void __net_exit exs_net_exit(struct net *net)
+void exs_mib_net_exit(struct net *net)
 {
 	remove_proc_entry("exs_stat", net->proc_net);
 	free_percpu(exs_pernet(net)->mib);
-}
-
-static struct pernet_operations exs_net_ops = {
-	.init	= exs_net_init,
-	.exit	= exs_net_exit,
-	.id	= &exs_net_id,
-	.size	= sizeof(struct exs_net),
-};
-
-int exs_mib_init(void)
-{
-	BUILD_BUG_ON(ARRAY_SIZE(exs_mib_names) != EXS_MIB_MAX);
-	return register_pernet_subsys(&exs_net_ops);
-}
-
-void exs_mib_exit(void)
-{
-	unregister_pernet_subsys(&exs_net_ops);
 }

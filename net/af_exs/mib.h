@@ -7,11 +7,21 @@
 #include <net/net_namespace.h>
 #include <linux/af_exs.h>
 
+#include "netns.h"
+
 enum exs_mib_field {
 	EXS_MIB_ACTIVEOPEN,	/* connect() decided a transport */
 	EXS_MIB_LISTEN,		/* listen() on an AF_EXS socket */
 	EXS_MIB_ACCEPTTCP,	/* accept() handed out a plain TCP socket */
 	EXS_MIB_ACCEPTKERN,	/* kernel_accept() wrapped a TCP child */
+	EXS_MIB_CONNECTRDMA,	/* connect() ended on RDMA */
+	EXS_MIB_ACCEPTRDMA,	/* accept() handed out an RDMA connection */
+	EXS_MIB_RDMAREJECT,	/* a listener refused an RDMA request */
+	EXS_MIB_RDMAWRITES,	/* data writes posted */
+	EXS_MIB_CREDITUPDATES,	/* credit messages sent */
+	EXS_MIB_CREDITSTALLS,	/* a sender waited for credits */
+	EXS_MIB_PROTOERR,	/* a peer broke the protocol: reset */
+	EXS_MIB_DEVREMOVED,	/* a connection ended by device removal */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,
@@ -20,12 +30,6 @@ enum exs_mib_field {
 struct exs_mib {
 	unsigned long mibs[EXS_MIB_MAX];
 };
-
-struct exs_net {
-	struct exs_mib __percpu *mib;
-};
-
-struct exs_net *exs_pernet(const struct net *net);
 
 static inline void EXS_INC_STATS(const struct net *net,
 				 enum exs_mib_field field)
@@ -41,7 +45,5 @@ exs_mib_fallback(enum exs_fallback_reason reason)
 
 unsigned long exs_mib_read(const struct net *net, enum exs_mib_field field);
 const char *exs_mib_name(enum exs_mib_field field);
-int exs_mib_init(void);
-void exs_mib_exit(void);
 
 #endif /* __EXS_MIB_H */

@@ -10,6 +10,18 @@
 #include <linux/af_exs.h>
 
 #include "compat.h"
+#include "wire.h"
+
+struct exs_conn;
+struct exs_listener;
+
+/* Where connect() stands; under the sock lock. */
+enum exs_cstate {
+	EXS_CS_IDLE,		/* no connect() yet, or a listener */
+	EXS_CS_CONNECTING,	/* an RDMA attempt is under way */
+	EXS_CS_RDMA,		/* carried by RDMA */
+	EXS_CS_MERGED,		/* handed to TCP (fallback.c) */
+};
 
 /* An AF_EXS socket.  @sk is what the socket layer sees; @native is the
  * AF_INET/AF_INET6 TCP socket it wraps, created with it and released with
@@ -24,6 +36,12 @@ struct exs_sock {
 	struct socket	*native;
 	u8		transport;	/* enum exs_transport */
 	u8		fallback_reason;
+	u8		cstate;		/* enum exs_cstate */
+	struct exs_conn	*conn;		/* RDMA connection, from connect/accept */
+	struct exs_listener *lsn;	/* RDMA side of a listener */
+	struct sockaddr_storage daddr;	/* connect() address, for the fallback */
+	int		daddr_len;
+	struct work_struct connect_work; /* finish an RDMA attempt (connect.c) */
 };
 
 static inline struct exs_sock *exs_sk(const struct sock *sk)
@@ -59,5 +77,38 @@ void exs_copy_settings_to_native(struct exs_sock *exs);
 
 /* fallback.c */
 void exs_fallback(struct exs_sock *exs, enum exs_fallback_reason reason);
+
+/* connect.c */
+int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
+		     int flags);
+void exs_connect_cancel(struct exs_sock *exs);
+void exs_connect_work(struct work_struct *work);
+bool exs_settled_on_rdma(struct exs_sock *exs, bool nonblock);
+__poll_t exs_connect_poll(struct exs_sock *exs);
+
+/* accept.c */
+int exs_rdma_listen(struct exs_sock *exs);
+void exs_rdma_unlisten(struct exs_sock *exs);
+struct exs_conn *exs_rdma_accept_dequeue(struct exs_sock *exs);
+bool exs_rdma_accept_ready(struct exs_sock *exs);
+int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
+			  struct exs_conn *conn, bool kern);
+
+/* data.c: the RDMA data path of an established socket */
+int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len);
+int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
+		     int flags);
+__poll_t exs_rdma_poll(struct exs_sock *exs);
+int exs_rdma_shutdown(struct exs_sock *exs, int how);
+int exs_rdma_ioctl(struct exs_sock *exs, unsigned int cmd,
+		   unsigned long arg);
+int exs_rdma_getname(struct exs_sock *exs, struct sockaddr *addr, int peer);
+void exs_rdma_push(struct exs_sock *exs);
+void exs_rdma_release(struct exs_sock *exs);
+
+static inline bool exs_on_rdma(const struct exs_sock *exs)
+{
+	return READ_ONCE(exs->cstate) == EXS_CS_RDMA;
+}
 
 #endif /* __EXS_PROTOCOL_H */

@@ -14,6 +14,7 @@
 #include <net/tcp_states.h>
 
 #include "protocol.h"
+#include "conn.h"
 #include "mib.h"
 
 /* The socket an operation on @sock acts on.  Usually the native socket of
@@ -46,6 +47,16 @@ static int exs_release(struct socket *sock)
 		fasync_helper(-1, sock->file, 0, &sock->wq.fasync_list);
 
 	lock_sock(sk);
+	exs_rdma_unlisten(exs);
+	if (exs_on_rdma(exs))
+		exs_rdma_release(exs);
+	else
+		exs_connect_cancel(exs);
+	release_sock(sk);
+	/* it takes the lock and finds nothing left to do */
+	cancel_work_sync(&exs->connect_work);
+
+	lock_sock(sk);
 	native = exs->native;
 	exs->native = NULL;
 	/* The file is going away: it no longer belongs to the native socket
@@ -72,6 +83,11 @@ static int exs_bind(struct socket *sock, struct sockaddr *addr, int len)
 
 	lock_sock(sk);
 	native = exs_sk(sk)->native;
+	if (exs_sk(sk)->cstate != EXS_CS_IDLE) {
+		/* connecting or connected: TCP's answer to a second bind */
+		release_sock(sk);
+		return -EINVAL;
+	}
 	exs_copy_settings_to_native(exs_sk(sk));
 	err = READ_ONCE(native->ops)->bind(native, addr, len);
 	release_sock(sk);
@@ -84,19 +100,22 @@ static int exs_connect(struct socket *sock, struct sockaddr *addr, int len,
 	struct sock *sk = sock->sk;
 	struct exs_sock *exs = exs_sk(sk);
 	struct socket *native = exs->native;
+	int ret = 1;
 
 	lock_sock(sk);
-	if (exs->transport == EXS_TRANSPORT_NONE &&
-	    sk->sk_state == TCP_CLOSE && native->state == SS_UNCONNECTED &&
-	    READ_ONCE(native->sk->sk_state) == TCP_CLOSE &&
-	    exs_connect_addr_ok(native->sk->sk_family, addr, len)) {
+	if (exs->cstate != EXS_CS_IDLE ||
+	    (exs->transport == EXS_TRANSPORT_NONE &&
+	     sk->sk_state == TCP_CLOSE && native->state == SS_UNCONNECTED &&
+	     READ_ONCE(native->sk->sk_state) == TCP_CLOSE &&
+	     exs_connect_addr_ok(native->sk->sk_family, addr, len))) {
 		exs_copy_settings_to_native(exs);
-		EXS_INC_STATS(sock_net(sk), EXS_MIB_ACTIVEOPEN);
-		exs_fallback(exs, EXS_FALLBACK_NO_RDMA);
+		ret = exs_rdma_connect(exs, addr, len, flags);
 	}
 	release_sock(sk);
+	if (ret <= 0)
+		return ret;
 
-	/* Blocking, EINPROGRESS, signals and SO_ERROR are TCP's from here. */
+	/* TCP's from here: blocking, EINPROGRESS, signals and SO_ERROR. */
 	return READ_ONCE(native->ops)->connect(native, addr, len, flags);
 }
 
@@ -106,8 +125,8 @@ static int exs_connect(struct socket *sock, struct sockaddr *addr, int len,
  * kernel_accept() sets newsock->ops itself after we return, so an in-kernel
  * caller gets an AF_EXS socket that owns the TCP child instead.
  */
-static int exs_accept_common(struct socket *sock, struct socket *newsock,
-			     struct exs_accept_arg *arg)
+static int exs_accept_tcp(struct socket *sock, struct socket *newsock,
+			  struct exs_accept_arg *arg)
 {
 	struct socket *native = exs_native(sock);
 	struct socket *child;
@@ -160,6 +179,53 @@ out_release:
 	return err;
 }
 
+/* A listener with an RDMA side takes whichever child comes first: both
+ * queues wake the native socket's wait queue.
+ */
+static int exs_accept_common(struct socket *sock, struct socket *newsock,
+			     struct exs_accept_arg *arg)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct exs_sock *exs = exs_sk(sock->sk);
+	struct exs_accept_arg tcp_arg = *arg;
+	struct exs_conn *conn;
+	long timeo;
+	int err;
+
+	if (!exs->lsn)
+		return exs_accept_tcp(sock, newsock, arg);
+
+	tcp_arg.flags |= O_NONBLOCK;
+	timeo = sock_rcvtimeo(sock->sk, arg->flags & O_NONBLOCK);
+	add_wait_queue(sk_sleep(exs->native->sk), &wait);
+	for (;;) {
+		lock_sock(sock->sk);
+		conn = exs_rdma_accept_dequeue(exs);
+		release_sock(sock->sk);
+		if (conn) {
+			err = exs_rdma_accept_graft(exs, newsock, conn,
+						    arg->kern);
+			if (err) {
+				exs_conn_abort(conn, -ECONNRESET, false);
+				exs_conn_orphan(conn);
+			}
+			break;
+		}
+		err = exs_accept_tcp(sock, newsock, &tcp_arg);
+		if (err != -EAGAIN)
+			break;
+		if (!timeo)
+			break;
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
+	}
+	remove_wait_queue(sk_sleep(exs->native->sk), &wait);
+	return err;
+}
+
 #ifdef EXS_HAVE_ACCEPT_ARG
 #define exs_accept exs_accept_common
 #else
@@ -176,6 +242,9 @@ static int exs_getname(struct socket *sock, struct sockaddr *addr, int peer)
 {
 	struct socket *native = exs_native(sock);
 
+	if (native != sock && exs_on_rdma(exs_sk(sock->sk)))
+		return exs_rdma_getname(exs_sk(sock->sk), addr, peer);
+
 	return READ_ONCE(native->ops)->getname(native, addr, peer);
 }
 
@@ -183,17 +252,42 @@ static __poll_t exs_poll(struct file *file, struct socket *sock,
 			 poll_table *wait)
 {
 	struct socket *native = exs_native(sock);
+	struct exs_sock *exs;
+	__poll_t mask;
 
 	/* Wait on the native socket's queue: it is the one TCP wakes, and a
 	 * merge hands the descriptor to that socket, so an epoll registered
-	 * before the merge keeps receiving events after it.
+	 * before the merge keeps receiving events after it.  RDMA completions
+	 * wake the same queue (conn.c).
 	 */
-	return READ_ONCE(native->ops)->poll(file, native, wait);
+	if (native == sock)
+		return READ_ONCE(native->ops)->poll(file, native, wait);
+	exs = exs_sk(sock->sk);
+	switch (READ_ONCE(exs->cstate)) {
+	case EXS_CS_RDMA:
+		sock_poll_wait(file, native, wait);
+		return exs_rdma_poll(exs);
+	case EXS_CS_CONNECTING:
+		sock_poll_wait(file, native, wait);
+		return exs_connect_poll(exs);
+	default:
+		mask = READ_ONCE(native->ops)->poll(file, native, wait);
+		if (exs->lsn && exs_rdma_accept_ready(exs))
+			mask |= EPOLLIN | EPOLLRDNORM;
+		return mask;
+	}
 }
 
 static int exs_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 {
 	struct socket *native = exs_native(sock);
+
+	if (native != sock && exs_on_rdma(exs_sk(sock->sk))) {
+		int err = exs_rdma_ioctl(exs_sk(sock->sk), cmd, arg);
+
+		if (err != -ENOIOCTLCMD)
+			return err;
+	}
 
 	return READ_ONCE(native->ops)->ioctl(native, cmd, arg);
 }
@@ -213,10 +307,16 @@ static int exs_listen(struct socket *sock, int backlog)
 	int err;
 
 	lock_sock(sk);
+	if (exs->cstate != EXS_CS_IDLE) {
+		release_sock(sk);
+		return -EINVAL;
+	}
 	unmerged = exs->transport == EXS_TRANSPORT_NONE;
 	if (unmerged)
 		exs_copy_settings_to_native(exs);
 	err = READ_ONCE(native->ops)->listen(native, backlog);
+	if (!err && unmerged)
+		exs_rdma_listen(exs);
 	if (!err && unmerged) {
 		/* mirrored for SO_ACCEPTCONN, which reads this sock */
 		if (sk->sk_state != TCP_LISTEN)
@@ -234,6 +334,8 @@ static int exs_shutdown(struct socket *sock, int how)
 	struct socket *native = exs_native(sock);
 	int err;
 
+	if (native != sock && exs_settled_on_rdma(exs_sk(sk), true))
+		return exs_rdma_shutdown(exs_sk(sk), how);
 	lock_sock(sk);
 	err = READ_ONCE(native->ops)->shutdown(native, how);
 	/* shutdown() of a listener closes it, as on TCP */
@@ -247,6 +349,11 @@ static int exs_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct socket *native = exs_native(sock);
 
+	if (native != sock &&
+	    exs_settled_on_rdma(exs_sk(sock->sk),
+				msg->msg_flags & MSG_DONTWAIT))
+		return exs_rdma_sendmsg(exs_sk(sock->sk), msg, len);
+
 	return READ_ONCE(native->ops)->sendmsg(native, msg, len);
 }
 
@@ -255,6 +362,9 @@ static int exs_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 {
 	struct socket *native = exs_native(sock);
 
+	if (native != sock &&
+	    exs_settled_on_rdma(exs_sk(sock->sk), flags & MSG_DONTWAIT))
+		return exs_rdma_recvmsg(exs_sk(sock->sk), msg, len, flags);
 	return READ_ONCE(native->ops)->recvmsg(native, msg, len, flags);
 }
 
@@ -275,6 +385,9 @@ static ssize_t exs_splice_read(struct socket *sock, loff_t *ppos,
 			       unsigned int flags)
 {
 	struct socket *native = exs_native(sock);
+
+	if (native != sock && exs_on_rdma(exs_sk(sock->sk)))
+		return exs_splice_read_generic(sock, ppos, pipe, len, flags);
 
 	return READ_ONCE(native->ops)->splice_read(native, ppos, pipe, len,
 						   flags);

@@ -64,10 +64,16 @@ int exs_setsockopt(struct socket *sock, int level, int optname,
 
 	if (level == SOL_EXS)
 		return -ENOPROTOOPT;
+	int err;
+
 	if (level == SOL_SOCKET)
 		return exs_setsockopt_sol_socket(sock, optname, optval, optlen);
-	return READ_ONCE(native->ops)->setsockopt(native, level, optname,
-						  optval, optlen);
+	err = READ_ONCE(native->ops)->setsockopt(native, level, optname,
+						 optval, optlen);
+	/* TCP_NODELAY, TCP_CORK: what they release leaves now */
+	if (!err && level == SOL_TCP && exs_on_rdma(exs_sk(sock->sk)))
+		exs_rdma_push(exs_sk(sock->sk));
+	return err;
 }
 
 static int exs_getsockopt_info(struct exs_sock *exs, char __user *optval,

@@ -29,6 +29,8 @@ setup() {
 			echo "exs-vm: no Soft-RoCE device on host $name" >&2
 	fi
 	if [ "$load" = 1 ]; then
+		# insmod does not resolve dependencies: rdma_cm pulls ib_core
+		modprobe -q rdma_cm 2>/dev/null	# built in on the debug kernel
 		insmod "$module" || return 1
 	fi
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null

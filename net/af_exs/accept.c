@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The acceptor: an AF_EXS listener keeps its native TCP listen and also
+ * listens for RDMA connection requests on the same address and port.
+ *
+ * rdma_cm delivers each request to our handler in process context; the
+ * handler validates it, builds the child's ring and queue pair and
+ * accepts, all before returning, so a request for a port nobody listens
+ * on with AF_EXS is refused by the CM at once.  Established children wait
+ * on the listener's queue; accept() takes whichever of an RDMA child and
+ * a TCP child comes first (socket.c).
+ */
+#define pr_fmt(fmt) "af_exs: " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp_states.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "mib.h"
+#include "ring.h"
+
+/* The listener lives until its socket closed and no child points to it. */
+static void exs_listener_put(struct exs_listener *lsn)
+{
+	if (refcount_dec_and_test(&lsn->ref))
+		kfree(lsn);
+}
+
+static void exs_listener_wake(struct exs_listener *lsn)
+{
+	struct exs_sock *exs = lsn->owner;
+	struct socket_wq *wq;
+
+	if (!exs)
+		return;
+	rcu_read_lock();
+	wq = rcu_dereference(exs->native->sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_poll(&wq->wait, EPOLLIN | EPOLLRDNORM);
+	rcu_read_unlock();
+	sk_wake_async(&exs->sk, SOCK_WAKE_IO, POLL_IN);
+}
+
+/* A child's connection ended (ESTABLISHED or failed); under conn->lock. */
+static void exs_child_event(struct exs_conn *conn)
+{
+	struct exs_listener *lsn = conn->lsn;
+	bool queued = false;
+
+	spin_lock(&lsn->lock);
+	if (conn->state == EXS_CONN_ESTABLISHED && lsn->owner) {
+		list_add_tail(&conn->accept_node, &lsn->queue);
+		exs_listener_wake(lsn);
+		queued = true;
+	} else {
+		lsn->qlen--;
+	}
+	spin_unlock(&lsn->lock);
+
+	/* nobody will accept it: the teardown owns it now */
+	if (!queued) {
+		conn->lsn = NULL;
+		exs_listener_put(lsn);
+		conn->orphan = true;
+		conn->on_connect = NULL;
+		if (conn->state == EXS_CONN_ESTABLISHED) {
+			conn->state = EXS_CONN_CLOSED;
+			queue_work(exs_wq, &conn->hw_work);
+		}
+	}
+}
+
+static int exs_reject(struct rdma_cm_id *id, struct net *net,
+		      enum exs_wire_reject why)
+{
+	struct exs_wire_rep rej;
+
+	exs_wire_build_rej(&rej, why);
+	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	EXS_INC_STATS(net, EXS_MIB_RDMAREJECT);
+	return 1;	/* rdma_cm destroys the child id */
+}
+
+/* Does the request fit this listener, as a TCP SYN would? */
+static bool exs_request_fits(const struct exs_listener *lsn,
+			     const struct exs_wire_peer *peer)
+{
+	if (peer->dport != lsn->port)
+		return false;
+	if (lsn->family == AF_INET)
+		return peer->family == AF_INET;
+	return peer->family == AF_INET6 || !lsn->v6only;
+}
+
+static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
+			     const struct rdma_cm_event *ev)
+{
+	struct net *net = lsn->net;
+	struct exs_wire_peer peer;
+	struct exs_wire_rep rep;
+	struct rdma_conn_param param = {
+		.private_data		= &rep,
+		.private_data_len	= sizeof(rep),
+		.retry_count		= 7,
+		.rnr_retry_count	= 7,
+	};
+	struct exs_conn *conn;
+	struct exs_sock *exs;
+	u32 rsize = 0;
+	int err;
+
+	err = exs_wire_parse_req(ev->param.conn.private_data,
+				 ev->param.conn.private_data_len, &peer);
+	if (err == -EPROTONOSUPPORT)
+		return exs_reject(id, net, EXS_WIRE_REJ_VERSION);
+	if (err || !exs_request_fits(lsn, &peer)) {
+		EXS_INC_STATS(net, EXS_MIB_PROTOERR);
+		return exs_reject(id, net, EXS_WIRE_REJ_INVALID);
+	}
+
+	spin_lock_bh(&lsn->lock);
+	exs = lsn->owner;
+	if (exs && lsn->qlen <= READ_ONCE(exs->sk.sk_max_ack_backlog)) {
+		lsn->qlen++;
+		refcount_inc(&lsn->ref);
+		rsize = exs_ring_size_for(exs->native->sk->sk_userlocks &
+					  SOCK_RCVBUF_LOCK ?
+					  exs->native->sk->sk_rcvbuf / 2 :
+					  READ_ONCE(exs_pernet(net)->cfg.ring_size));
+	}
+	spin_unlock_bh(&lsn->lock);
+	if (!exs)
+		return exs_reject(id, net, EXS_WIRE_REJ_NO_LISTENER);
+	if (!rsize)
+		return exs_reject(id, net, EXS_WIRE_REJ_BACKLOG);
+
+	conn = exs_conn_alloc(net, id, rsize);
+	if (!conn)
+		goto nomem;
+	conn->passive = true;
+	conn->lsn = lsn;
+	/* ours is the request's destination, theirs its source */
+	conn->self.family = peer.family;
+	conn->self.saddr = peer.daddr;
+	conn->self.sport = peer.dport;
+	conn->self.daddr = peer.saddr;
+	conn->self.dport = peer.sport;
+
+	err = exs_conn_create_qp(conn);
+	if (!err)
+		err = exs_conn_set_peer_ring(conn, &peer);
+	if (!err) {
+		exs_wire_build_rep(&rep, conn->mr->iova, conn->mr->rkey,
+				   conn->rsize);
+		id->context = conn;
+		conn->on_connect = exs_child_event;
+		err = rdma_accept(id, &param);
+		if (!err)
+			return 0;
+		id->context = lsn;
+	}
+	conn->torn_down = true;
+	exs_conn_hw_release(conn, false);
+	exs_conn_put(conn);
+nomem:
+	spin_lock_bh(&lsn->lock);
+	lsn->qlen--;
+	spin_unlock_bh(&lsn->lock);
+	exs_listener_put(lsn);
+	return exs_reject(id, net, EXS_WIRE_REJ_NOMEM);
+}
+
+static void exs_listener_remove_work(struct work_struct *work)
+{
+	struct exs_listener *lsn = container_of(work, struct exs_listener,
+						remove_work);
+	struct rdma_cm_id *id = xchg(&lsn->id, NULL);
+
+	if (id)
+		rdma_destroy_id(id);
+}
+
+static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct exs_cm_ctx *ctx = id->context;
+	struct exs_listener *lsn;
+	struct exs_conn *conn;
+
+	if (ctx->listener) {
+		lsn = container_of(ctx, struct exs_listener, ctx);
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+			return exs_child_request(lsn, id, ev);
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL &&
+		    id == lsn->id)
+			queue_work(exs_wq, &lsn->remove_work);
+		return 0;
+	}
+
+	conn = container_of(ctx, struct exs_conn, ctx);
+	if (conn->torn_down)
+		return 0;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		exs_conn_established(conn);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		exs_conn_disconnected(conn);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		exs_conn_abort(conn, -ENETDOWN, false);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		exs_conn_abort(conn, -ECONNRESET, false);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* After the native listen() succeeded: listen for RDMA too, on the same
+ * address and port.  Without a device, or if rdma_cm cannot take the
+ * address, the listener serves TCP only; that is not an error.
+ */
+int exs_rdma_listen(struct exs_sock *exs)
+{
+	struct net *net = sock_net(&exs->sk);
+	struct sock *nsk = exs->native->sk;
+	struct sockaddr_storage addr;
+	struct exs_listener *lsn;
+	struct rdma_cm_id *id;
+	int err;
+
+	if (exs->lsn || !exs_dev_any())
+		return 0;
+	err = kernel_getsockname(exs->native, (struct sockaddr *)&addr);
+	if (err < 0)
+		return 0;
+
+	lsn = kzalloc(sizeof(*lsn), GFP_KERNEL);
+	if (!lsn)
+		return 0;
+	lsn->ctx.listener = true;
+	refcount_set(&lsn->ref, 1);
+	lsn->net = net;
+	lsn->owner = exs;
+	lsn->family = nsk->sk_family;
+	lsn->v6only = nsk->sk_family == AF_INET6 && ipv6_only_sock(nsk);
+	lsn->port = htons(inet_sk(nsk)->inet_num);
+	spin_lock_init(&lsn->lock);
+	INIT_LIST_HEAD(&lsn->queue);
+	INIT_WORK(&lsn->remove_work, exs_listener_remove_work);
+
+	id = rdma_create_id(net, exs_cm_handler, &lsn->ctx, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		goto err_free;
+	if (lsn->family == AF_INET6 && rdma_set_afonly(id, lsn->v6only))
+		goto err_id;
+	if (rdma_bind_addr(id, (struct sockaddr *)&addr) ||
+	    rdma_listen(id, nsk->sk_max_ack_backlog))
+		goto err_id;
+	lsn->id = id;
+	exs->lsn = lsn;
+	return 0;
+
+err_id:
+	rdma_destroy_id(id);
+err_free:
+	kfree(lsn);
+	return 0;
+}
+
+/* The listener closes: no more requests, and children nobody accepted
+ * are reset, as TCP resets its unaccepted children.
+ */
+void exs_rdma_unlisten(struct exs_sock *exs)
+{
+	struct exs_listener *lsn = exs->lsn;
+	struct exs_conn *conn, *tmp;
+	struct rdma_cm_id *id;
+	LIST_HEAD(queue);
+
+	if (!lsn)
+		return;
+	exs->lsn = NULL;
+
+	spin_lock_bh(&lsn->lock);
+	lsn->owner = NULL;
+	list_splice_init(&lsn->queue, &queue);
+	spin_unlock_bh(&lsn->lock);
+
+	/* no handler runs, and none will, once the listen id is gone */
+	cancel_work_sync(&lsn->remove_work);
+	id = xchg(&lsn->id, NULL);
+	if (id)
+		rdma_destroy_id(id);
+
+	list_for_each_entry_safe(conn, tmp, &queue, accept_node) {
+		list_del_init(&conn->accept_node);
+		conn->lsn = NULL;
+		exs_conn_abort(conn, -ECONNRESET, false);
+		exs_conn_orphan(conn);
+		exs_listener_put(lsn);
+	}
+	/* children still connecting see owner == NULL when they finish,
+	 * and drop their references then
+	 */
+	exs_listener_put(lsn);
+}
+
+bool exs_rdma_accept_ready(struct exs_sock *exs)
+{
+	struct exs_listener *lsn = exs->lsn;
+	bool ready;
+
+	if (!lsn)
+		return false;
+	spin_lock_bh(&lsn->lock);
+	ready = !list_empty(&lsn->queue);
+	spin_unlock_bh(&lsn->lock);
+	return ready;
+}
+
+struct exs_conn *exs_rdma_accept_dequeue(struct exs_sock *exs)
+{
+	struct exs_listener *lsn = exs->lsn;
+	struct exs_conn *conn = NULL;
+
+	if (!lsn)
+		return NULL;
+	spin_lock_bh(&lsn->lock);
+	if (!list_empty(&lsn->queue)) {
+		conn = list_first_entry(&lsn->queue, struct exs_conn,
+					accept_node);
+		list_del_init(&conn->accept_node);
+		lsn->qlen--;
+		conn->lsn = NULL;
+		/* the listener's own reference keeps it alive */
+		refcount_dec(&lsn->ref);
+	}
+	spin_unlock_bh(&lsn->lock);
+	return conn;
+}
+
+/* Give an accepted RDMA connection an AF_EXS socket of its own, with a
+ * fresh native socket for the TCP-level options it is asked about.
+ */
+int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
+			  struct exs_conn *conn, bool kern)
+{
+	struct net *net = sock_net(&lexs->sk);
+	struct socket *native;
+	struct exs_sock *exs;
+	struct sock *sk;
+	int err;
+
+	err = __sock_create(net, lexs->native->sk->sk_family, SOCK_STREAM,
+			    IPPROTO_TCP, &native, kern);
+	if (err)
+		return err;
+	newsock->type = SOCK_STREAM;
+	sk = exs_sock_alloc(net, newsock, native, lexs->sk.sk_protocol, kern);
+	if (!sk) {
+		sock_release(native);
+		return -ENOMEM;
+	}
+	exs = exs_sk(sk);
+	exs->conn = conn;
+	exs->cstate = EXS_CS_RDMA;
+	exs->transport = EXS_TRANSPORT_RDMA;
+	sk->sk_state = TCP_ESTABLISHED;
+	newsock->state = SS_CONNECTED;
+
+	spin_lock_bh(&conn->lock);
+	conn->owner = exs;
+	conn->on_connect = NULL;
+	conn->lsn = NULL;
+	spin_unlock_bh(&conn->lock);
+	EXS_INC_STATS(net, EXS_MIB_ACCEPTRDMA);
+	return 0;
+}

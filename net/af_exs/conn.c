@@ -1,0 +1,803 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA connections: creation, completions, control messages, the transmit
+ * pump and teardown.
+ *
+ * Data moves as RDMA WRITE WITH IMMEDIATE into the peer's ring; each write
+ * consumes one posted receive at the peer, which reposts it in the
+ * completion handler itself, and the QP retries receiver-not-ready
+ * forever (rnr_retry_count 7), so receives need no credits of their own.
+ * Bytes are credit controlled: the peer returns its consumer cursor.
+ */
+#define pr_fmt(fmt) "af_exs: " fmt
+
+#include <linux/gfp.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "mib.h"
+#include "ring.h"
+
+struct workqueue_struct *exs_wq;
+
+static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+static void exs_conn_hw_work(struct work_struct *work);
+static void exs_conn_timeout_work(struct work_struct *work);
+
+/* Wake whoever waits on the socket: its native socket's wait queue is the
+ * one poll and epoll registered on (socket.c), and SIGIO goes through the
+ * AF_EXS socket that owns the file.  Called under conn->lock.
+ */
+void exs_conn_wake(struct exs_conn *conn, __poll_t mask)
+{
+	struct exs_sock *exs = conn->owner;
+	struct socket_wq *wq;
+	struct sock *nsk;
+
+	if (!exs)
+		return;
+	nsk = exs->native->sk;
+	rcu_read_lock();
+	wq = rcu_dereference(nsk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_poll(&wq->wait, mask);
+	rcu_read_unlock();
+	if (mask & (EPOLLIN | EPOLLHUP | EPOLLERR))
+		sk_wake_async(&exs->sk, SOCK_WAKE_WAITD, POLL_IN);
+	if (mask & EPOLLOUT)
+		sk_wake_async(&exs->sk, SOCK_WAKE_SPACE, POLL_OUT);
+}
+
+struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
+				u32 rsize)
+{
+	struct exs_conn *conn;
+	int i;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return NULL;
+	refcount_set(&conn->ref, 1);
+	spin_lock_init(&conn->lock);
+	conn->net = get_net(net);
+	conn->id = id;
+	conn->rsize = rsize;
+	conn->state = EXS_CONN_CONNECTING;
+	INIT_LIST_HEAD(&conn->dev_node);
+	INIT_LIST_HEAD(&conn->accept_node);
+	INIT_WORK(&conn->hw_work, exs_conn_hw_work);
+	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
+	for (i = 0; i < EXS_SQ_DEPTH; i++) {
+		conn->tx[i].conn = conn;
+		conn->tx[i].cqe.done = exs_tx_done;
+	}
+	for (i = 0; i < EXS_RQ_DEPTH; i++) {
+		conn->rx[i].conn = conn;
+		conn->rx[i].cqe.done = exs_rx_done;
+	}
+	return conn;
+}
+
+static void exs_conn_free(struct exs_conn *conn)
+{
+	WARN_ON_ONCE(conn->qp || conn->dev);
+	if (conn->rbuf)
+		free_pages((unsigned long)conn->rbuf, get_order(conn->rsize));
+	if (conn->tbuf)
+		free_pages((unsigned long)conn->tbuf, get_order(conn->tsize));
+	kfree(conn->rx_msgs);
+	put_net(conn->net);
+	kfree(conn);
+}
+
+void exs_conn_put(struct exs_conn *conn)
+{
+	if (refcount_dec_and_test(&conn->ref))
+		exs_conn_free(conn);
+}
+
+static void *exs_ring_alloc(u32 size)
+{
+	return (void *)__get_free_pages(GFP_KERNEL | __GFP_ZERO |
+					__GFP_NOWARN | __GFP_NORETRY,
+					get_order(size));
+}
+
+static int exs_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
+{
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &slot->cqe,
+		.sg_list	= &slot->sge,
+		.num_sge	= 1,
+	};
+
+	return ib_post_recv(conn->qp, &wr, NULL);
+}
+
+/* The ring is registered for remote write through a fast-registration MR
+ * of its own, so the peer can reach these pages and nothing else; the
+ * registration work request is posted once the QP can send (READY tells
+ * the peer it has completed, see exs_conn_established()).
+ */
+static int exs_conn_map_ring(struct exs_conn *conn)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	u32 max_pages = ibdev->attrs.max_fast_reg_page_list_len;
+	int n;
+
+	if (max_pages && conn->rsize > max_pages * PAGE_SIZE)
+		conn->rsize = rounddown_pow_of_two(max_pages * PAGE_SIZE);
+	if (!exs_ring_size_ok(conn->rsize))
+		return -EINVAL;
+	conn->rbuf = exs_ring_alloc(conn->rsize);
+	if (!conn->rbuf)
+		return -ENOMEM;
+	sg_init_one(&conn->rsg, conn->rbuf, conn->rsize);
+	if (!ib_dma_map_sg(ibdev, &conn->rsg, 1, DMA_BIDIRECTIONAL))
+		return -ENOMEM;
+
+	conn->mr = ib_alloc_mr(conn->dev->pd, IB_MR_TYPE_MEM_REG,
+			       conn->rsize >> PAGE_SHIFT);
+	if (IS_ERR(conn->mr)) {
+		int err = PTR_ERR(conn->mr);
+
+		conn->mr = NULL;
+		return err;
+	}
+	n = ib_map_mr_sg(conn->mr, &conn->rsg, 1, NULL, PAGE_SIZE);
+	if (n != 1)
+		return n < 0 ? n : -EINVAL;
+	ib_update_fast_reg_key(conn->mr, ib_inc_rkey(conn->mr->rkey));
+	return 0;
+}
+
+/* Queue pair on the device's shared PD and on CQs from the device's CQ
+ * pool; receives are posted before the connection exists, so the first
+ * message can never find the queue empty.
+ */
+int exs_conn_create_qp(struct exs_conn *conn)
+{
+	struct rdma_cm_id *id = conn->id;
+	struct ib_qp_init_attr attr = {};
+	struct ib_device *ibdev;
+	int err, i;
+
+	conn->dev = exs_dev_get(id->device);
+	if (!conn->dev)
+		return -ENODEV;
+	ibdev = conn->dev->ibdev;
+	spin_lock_bh(&conn->dev->lock);
+	list_add(&conn->dev_node, &conn->dev->conns);
+	spin_unlock_bh(&conn->dev->lock);
+
+	err = exs_conn_map_ring(conn);
+	if (err)
+		return err;
+
+	conn->rx_msgs = kcalloc(EXS_RQ_DEPTH, sizeof(*conn->rx_msgs),
+				GFP_KERNEL);
+	if (!conn->rx_msgs)
+		return -ENOMEM;
+	conn->rx_msgs_dma = ib_dma_map_single(ibdev, conn->rx_msgs,
+					      EXS_RQ_DEPTH *
+					      sizeof(*conn->rx_msgs),
+					      DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, conn->rx_msgs_dma)) {
+		conn->rx_msgs_dma = 0;
+		return -ENOMEM;
+	}
+
+	/* one more of each for ib_drain_qp()'s marker */
+	conn->scq = ib_cq_pool_get(ibdev, EXS_SQ_DEPTH + 1, -1,
+				   IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->scq)) {
+		err = PTR_ERR(conn->scq);
+		conn->scq = NULL;
+		return err;
+	}
+	conn->rcq = ib_cq_pool_get(ibdev, EXS_RQ_DEPTH + 1, -1,
+				   IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->rcq)) {
+		err = PTR_ERR(conn->rcq);
+		conn->rcq = NULL;
+		return err;
+	}
+
+	attr.send_cq = conn->scq;
+	attr.recv_cq = conn->rcq;
+	attr.cap.max_send_wr = EXS_SQ_DEPTH + 1;
+	attr.cap.max_recv_wr = EXS_RQ_DEPTH + 1;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	attr.cap.max_inline_data = EXS_INLINE_MAX;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	err = rdma_create_qp(id, conn->dev->pd, &attr);
+	if (err)
+		return err;
+	conn->qp = id->qp;
+
+	for (i = 0; i < EXS_RQ_DEPTH; i++) {
+		struct exs_rx_slot *slot = &conn->rx[i];
+
+		slot->sge.addr = conn->rx_msgs_dma + i * sizeof(*conn->rx_msgs);
+		slot->sge.length = sizeof(*conn->rx_msgs);
+		slot->sge.lkey = conn->dev->pd->local_dma_lkey;
+		err = exs_post_recv(conn, slot);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The peer's ring, from its REQ or REP: our send buffer mirrors it, so a
+ * byte has the same offset here and there.
+ */
+int exs_conn_set_peer_ring(struct exs_conn *conn,
+			   const struct exs_wire_peer *peer)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+
+	conn->peer.ring_addr = peer->ring_addr;
+	conn->peer.ring_rkey = peer->ring_rkey;
+	conn->peer.ring_len = peer->ring_len;
+	conn->tsize = peer->ring_len;
+	conn->tbuf = exs_ring_alloc(conn->tsize);
+	if (!conn->tbuf)
+		return -ENOMEM;
+	conn->tdma = ib_dma_map_single(ibdev, conn->tbuf, conn->tsize,
+				       DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, conn->tdma)) {
+		conn->tdma = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct exs_tx_slot *exs_tx_slot_get(struct exs_conn *conn)
+{
+	struct exs_tx_slot *slot;
+
+	if (conn->sq_head - conn->sq_tail >= EXS_SQ_DEPTH)
+		return NULL;
+	slot = &conn->tx[conn->sq_head % EXS_SQ_DEPTH];
+	conn->sq_head++;
+	return slot;
+}
+
+/* Sends are posted under conn->lock, so a failed post can give back the
+ * slot it just took.
+ */
+static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
+{
+	int err = ib_post_send(conn->qp, wr, NULL);
+
+	if (err) {
+		conn->sq_head--;
+		exs_conn_abort(conn, -ECONNRESET, false);
+	}
+	return err;
+}
+
+/* A control message, sent inline; -EAGAIN when the send queue is full.
+ * Called under conn->lock.
+ */
+static int exs_conn_send_ctrl(struct exs_conn *conn,
+			      enum exs_wire_msg_type type, u32 cursor)
+{
+	struct exs_tx_slot *slot;
+	struct ib_sge sge;
+	struct ib_send_wr wr = {
+		.opcode		= IB_WR_SEND,
+		.send_flags	= IB_SEND_SIGNALED | IB_SEND_INLINE,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+	};
+
+	if (conn->state != EXS_CONN_ESTABLISHED)
+		return -ENOTCONN;
+	slot = exs_tx_slot_get(conn);
+	if (!slot)
+		return -EAGAIN;
+	slot->kind = EXS_TX_CTRL;
+	wr.wr_cqe = &slot->cqe;
+
+	conn->tx_msg.type = type;
+	conn->tx_msg.flags = 0;
+	conn->tx_msg.reserved = 0;
+	conn->tx_msg.cursor = cpu_to_be32(cursor);
+	sge.addr = (uintptr_t)&conn->tx_msg;
+	sge.length = sizeof(conn->tx_msg);
+	sge.lkey = conn->dev->pd->local_dma_lkey;
+	return exs_post_send(conn, &wr);
+}
+
+/* Return credits if they are due.  Called under conn->lock. */
+void exs_conn_credit(struct exs_conn *conn)
+{
+	if (!exs_credit_due(conn->rsize, conn->rcons, conn->racked,
+			    EXS_CREDIT_SHIFT, conn->peer_low) &&
+	    !conn->credit_owed)
+		return;
+	if (conn->rcons == conn->racked) {
+		conn->credit_owed = false;
+		return;
+	}
+	if (exs_conn_send_ctrl(conn, EXS_MSG_CREDIT, conn->rcons)) {
+		conn->credit_owed = conn->state == EXS_CONN_ESTABLISHED;
+		return;
+	}
+	EXS_INC_STATS(conn->net, EXS_MIB_CREDITUPDATES);
+	conn->credit_owed = false;
+	conn->peer_low = false;
+	conn->racked = conn->rcons;
+}
+
+/* Bytes the sender may still copy: bounded by the peer's free ring space
+ * and by send-buffer space whose writes have completed.
+ */
+u32 exs_conn_tx_free(const struct exs_conn *conn)
+{
+	u32 used = max(conn->tcopied - conn->tcredit,
+		       conn->tcopied - conn->tdone);
+
+	return used >= conn->tsize ? 0 : conn->tsize - used;
+}
+
+static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
+			  bool last, __be32 imm)
+{
+	u32 off = exs_ring_off(conn->tsize, cursor);
+	struct exs_tx_slot *slot = exs_tx_slot_get(conn);
+	struct ib_sge sge = {
+		.addr	= conn->tdma + off,
+		.length	= len,
+		.lkey	= conn->dev->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode		= last ? IB_WR_RDMA_WRITE_WITH_IMM :
+						 IB_WR_RDMA_WRITE,
+			.send_flags	= IB_SEND_SIGNALED,
+			.sg_list	= &sge,
+			.num_sge	= 1,
+			.ex.imm_data	= imm,
+		},
+		.remote_addr	= conn->peer.ring_addr + off,
+		.rkey		= conn->peer.ring_rkey,
+	};
+
+	slot->kind = EXS_TX_DATA;
+	slot->end = cursor + len;
+	wr.wr.wr_cqe = &slot->cqe;
+	if (len <= EXS_INLINE_MAX) {
+		sge.addr = (uintptr_t)conn->tbuf + off;
+		wr.wr.send_flags |= IB_SEND_INLINE;
+	} else {
+		ib_dma_sync_single_for_device(conn->dev->ibdev,
+					      conn->tdma + off, len,
+					      DMA_TO_DEVICE);
+	}
+	return exs_post_send(conn, &wr.wr);
+}
+
+/* Post what the socket copied and may send now: everything with
+ * TCP_NODELAY, else small amounts wait while a write is in flight (Nagle)
+ * or while the socket holds them back (TCP_CORK, MSG_MORE), up to a
+ * quarter ring.  Then the FIN, once every byte is out.  Called under
+ * conn->lock, from system calls and from send completions.
+ */
+void exs_conn_tx_push(struct exs_conn *conn)
+{
+	u32 pending = conn->tcopied - conn->tposted;
+	u32 gather = min_t(u32, conn->tsize >> EXS_CREDIT_SHIFT, 16384);
+
+	if (conn->state != EXS_CONN_ESTABLISHED || !conn->peer_ready)
+		return;
+
+	if (pending && (conn->hold || (!conn->nodelay &&
+				       conn->tdone != conn->tposted)) &&
+	    pending < gather && !conn->shut_wr)
+		pending = 0;
+
+	if (pending) {
+		u32 first = exs_ring_contig(conn->tsize, conn->tposted,
+					    pending);
+		u32 free_after = conn->tsize -
+				 (conn->tposted + pending - conn->tcredit);
+		u32 imm = pending;
+
+		if (conn->sq_head - conn->sq_tail + (first < pending ? 2 : 1) >
+		    EXS_SQ_DEPTH)
+			return;		/* a completion pushes again */
+		if (exs_window_low(conn->tsize, free_after, EXS_CREDIT_SHIFT))
+			imm |= EXS_IMM_LOW_WINDOW;
+		/* across the wrap: a plain write, then the one with the
+		 * immediate, which RC orders after it
+		 */
+		if (first < pending) {
+			if (exs_post_write(conn, conn->tposted, first, false,
+					   0) ||
+			    exs_post_write(conn, conn->tposted + first,
+					   pending - first, true,
+					   cpu_to_be32(imm)))
+				return;
+		} else if (exs_post_write(conn, conn->tposted, pending, true,
+					  cpu_to_be32(imm))) {
+			return;
+		}
+		conn->tposted += pending;
+		EXS_INC_STATS(conn->net, EXS_MIB_RDMAWRITES);
+	}
+
+	if (conn->shut_wr && !conn->fin_sent &&
+	    conn->tposted == conn->tcopied &&
+	    !exs_conn_send_ctrl(conn, EXS_MSG_FIN, conn->tposted))
+		conn->fin_sent = true;
+}
+
+/* Both sides registered their rings before sending READY; a side writes
+ * only after the peer's READY, so no write can race a registration.
+ */
+void exs_conn_established(struct exs_conn *conn)
+{
+	struct exs_tx_slot *slot;
+	struct ib_reg_wr reg = {
+		.wr = {
+			.opcode		= IB_WR_REG_MR,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+		.mr	= conn->mr,
+		.key	= conn->mr->rkey,
+		.access	= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+	};
+
+	spin_lock_bh(&conn->lock);
+	if (conn->state != EXS_CONN_CONNECTING)
+		goto out;
+	conn->state = EXS_CONN_ESTABLISHED;
+	if (conn->on_connect)
+		conn->on_connect(conn);
+	if (conn->state != EXS_CONN_ESTABLISHED)
+		goto out;
+	slot = exs_tx_slot_get(conn);
+	slot->kind = EXS_TX_REG;
+	reg.wr.wr_cqe = &slot->cqe;
+	if (exs_post_send(conn, &reg.wr))
+		goto out;
+	if (exs_conn_send_ctrl(conn, EXS_MSG_READY, 0)) {
+		exs_conn_abort(conn, -ECONNRESET, false);
+		goto out;
+	}
+	conn->ready_sent = true;
+out:
+	spin_unlock_bh(&conn->lock);
+}
+
+/* quiet: an orphan whose last byte and FIN left, or that is dead anyway */
+static bool exs_conn_orphan_done(const struct exs_conn *conn)
+{
+	return conn->state != EXS_CONN_ESTABLISHED ||
+	       (conn->fin_sent && conn->sq_head == conn->sq_tail);
+}
+
+/* End the connection now with @err; the socket sees it at once, the
+ * resources go in process context.  Callable in any context.
+ */
+void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (protocol_error)
+		EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
+	if (conn->state != EXS_CONN_CLOSED) {
+		bool connecting = conn->state == EXS_CONN_CONNECTING;
+
+		conn->state = EXS_CONN_CLOSED;
+		if (!conn->err)
+			conn->err = err;
+		if (connecting && conn->on_connect)
+			conn->on_connect(conn);
+		exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
+				    EPOLLRDHUP);
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	queue_work(exs_wq, &conn->hw_work);
+}
+
+/* rdma_cm says the peer disconnected (or died): flush what is still in
+ * the completion queues first; the teardown then decides between EOF
+ * (the peer's FIN came) and a reset.
+ */
+void exs_conn_disconnected(struct exs_conn *conn)
+{
+	queue_work(exs_wq, &conn->hw_work);
+}
+
+/* The socket is closed.  Its reference moves to the teardown, which runs
+ * once the remaining bytes and the FIN left (or the timeout hit).
+ */
+void exs_conn_orphan(struct exs_conn *conn)
+{
+	bool done, released;
+
+	spin_lock_bh(&conn->lock);
+	conn->owner = NULL;
+	conn->orphan = true;
+	conn->on_connect = NULL;
+	conn->hold = false;
+	if (conn->state == EXS_CONN_ESTABLISHED) {
+		if (conn->rprod != conn->rcons) {
+			/* unread data: the peer sees a reset, as on TCP */
+			conn->state = EXS_CONN_CLOSED;
+			conn->err = -ECONNRESET;
+		} else {
+			conn->shut_wr = true;
+			exs_conn_tx_push(conn);
+		}
+	}
+	done = exs_conn_orphan_done(conn);
+	released = conn->hw_released;
+	spin_unlock_bh(&conn->lock);
+
+	if (released)
+		exs_conn_put(conn);
+	else if (done)
+		queue_work(exs_wq, &conn->hw_work);
+	else
+		mod_delayed_work(exs_wq, &conn->timeout_work, 60 * HZ);
+}
+
+/* Release everything the device holds for this connection, in process
+ * context, while the socket may still be open: the rings stay (unread
+ * bytes remain readable), the QP, MR, CQs and (with @destroy_id) the
+ * cm_id go.  The QP is drained first, so no completion handler runs
+ * after this on anything of ours.
+ */
+void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
+{
+	struct rdma_cm_id *id = conn->id;
+	struct ib_device *ibdev;
+
+	if (id)
+		rdma_disconnect(id);
+	if (conn->qp)
+		ib_drain_qp(conn->qp);
+
+	spin_lock_bh(&conn->lock);
+	if (conn->state != EXS_CONN_CLOSED) {
+		conn->state = EXS_CONN_CLOSED;
+		if (!conn->fin_rcvd && !conn->err)
+			conn->err = -ECONNRESET;
+	}
+	exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLHUP | EPOLLRDHUP |
+			    (conn->err ? EPOLLERR : 0));
+	spin_unlock_bh(&conn->lock);
+
+	if (conn->qp)
+		rdma_destroy_qp(id);
+	conn->qp = NULL;
+	if (id && destroy_id)
+		rdma_destroy_id(id);
+	conn->id = NULL;
+
+	if (conn->dev) {
+		ibdev = conn->dev->ibdev;
+		if (conn->mr)
+			ib_dereg_mr(conn->mr);
+		if (conn->scq)
+			ib_cq_pool_put(conn->scq, EXS_SQ_DEPTH + 1);
+		if (conn->rcq)
+			ib_cq_pool_put(conn->rcq, EXS_RQ_DEPTH + 1);
+		if (sg_dma_address(&conn->rsg))
+			ib_dma_unmap_sg(ibdev, &conn->rsg, 1,
+					DMA_BIDIRECTIONAL);
+		if (conn->rx_msgs_dma)
+			ib_dma_unmap_single(ibdev, conn->rx_msgs_dma,
+					    EXS_RQ_DEPTH *
+					    sizeof(*conn->rx_msgs),
+					    DMA_FROM_DEVICE);
+		if (conn->tdma)
+			ib_dma_unmap_single(ibdev, conn->tdma, conn->tsize,
+					    DMA_TO_DEVICE);
+		spin_lock_bh(&conn->dev->lock);
+		list_del_init(&conn->dev_node);
+		spin_unlock_bh(&conn->dev->lock);
+		exs_dev_put(conn->dev);
+		conn->dev = NULL;
+	}
+	conn->mr = NULL;
+	conn->scq = NULL;
+	conn->rcq = NULL;
+}
+
+static void exs_conn_hw_work(struct work_struct *work)
+{
+	struct exs_conn *conn = container_of(work, struct exs_conn, hw_work);
+	bool orphan;
+
+	if (conn->torn_down || !conn->id)
+		return;
+	/* after this no rdma_cm handler builds anything on the conn */
+	rdma_lock_handler(conn->id);
+	conn->torn_down = true;
+	rdma_unlock_handler(conn->id);
+	cancel_delayed_work_sync(&conn->timeout_work);
+
+	exs_conn_hw_release(conn, true);
+
+	/* the closed socket's reference: exs_conn_orphan() or here */
+	spin_lock_bh(&conn->lock);
+	conn->hw_released = true;
+	orphan = conn->orphan;
+	spin_unlock_bh(&conn->lock);
+	if (orphan)
+		exs_conn_put(conn);
+}
+
+static void exs_conn_timeout_work(struct work_struct *work)
+{
+	struct exs_conn *conn = container_of(to_delayed_work(work),
+					     struct exs_conn, timeout_work);
+
+	exs_conn_abort(conn, -ETIMEDOUT, false);
+}
+
+static int exs_wc_errno(const struct ib_wc *wc)
+{
+	return wc->status == IB_WC_RETRY_EXC_ERR ? -ETIMEDOUT : -ECONNRESET;
+}
+
+static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct exs_tx_slot *slot = container_of(wc->wr_cqe,
+						struct exs_tx_slot, cqe);
+	struct exs_conn *conn = slot->conn;
+	bool quiet = false;
+
+	spin_lock(&conn->lock);
+	conn->sq_tail++;
+	if (wc->status != IB_WC_SUCCESS) {
+		spin_unlock(&conn->lock);
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			exs_conn_abort(conn, exs_wc_errno(wc), false);
+		return;
+	}
+	if (slot->kind == EXS_TX_DATA) {
+		conn->tdone = slot->end;
+		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
+	}
+	if (conn->credit_owed)
+		exs_conn_credit(conn);
+	exs_conn_tx_push(conn);
+	if (conn->orphan)
+		quiet = exs_conn_orphan_done(conn);
+	spin_unlock(&conn->lock);
+	if (quiet)
+		queue_work(exs_wq, &conn->hw_work);
+}
+
+/* A control message from the peer; every field checked against our state.
+ * Called under conn->lock; false on a protocol violation.
+ */
+static bool exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
+		       struct exs_rx_slot *slot)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	enum exs_wire_msg_type type;
+	u32 cursor;
+
+	ib_dma_sync_single_for_cpu(ibdev, slot->sge.addr, slot->sge.length,
+				   DMA_FROM_DEVICE);
+	if (exs_wire_parse_msg(conn->rx_msgs + (slot - conn->rx),
+			       wc->byte_len, &type, &cursor))
+		return false;
+	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
+				      DMA_FROM_DEVICE);
+
+	switch (type) {
+	case EXS_MSG_READY:
+		if (conn->peer_ready || cursor)
+			return false;
+		conn->peer_ready = true;
+		exs_conn_tx_push(conn);
+		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
+		return true;
+	case EXS_MSG_CREDIT:
+		if (!conn->peer_ready ||
+		    !exs_cursor_advance_ok(conn->tcredit, cursor,
+					   conn->tposted))
+			return false;
+		conn->tcredit = cursor;
+		exs_conn_tx_push(conn);
+		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
+		return true;
+	case EXS_MSG_FIN:
+		if (conn->fin_rcvd || cursor != conn->rprod)
+			return false;
+		conn->fin_rcvd = true;
+		exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM | EPOLLRDHUP);
+		return true;
+	case EXS_MSG_ABORT:
+	default:
+		return false;
+	}
+}
+
+/* Data the peer wrote into our ring: the immediate gives its length,
+ * which must fit the free space; the bytes themselves are the peer's.
+ */
+static bool exs_rx_data(struct exs_conn *conn, const struct ib_wc *wc)
+{
+	u32 imm = be32_to_cpu(wc->ex.imm_data);
+	u32 len = imm & EXS_IMM_LEN_MASK;
+
+	if (!(wc->wc_flags & IB_WC_WITH_IMM) || !len || conn->fin_rcvd ||
+	    !conn->ready_sent ||
+	    len > exs_ring_free(conn->rsize, conn->rprod, conn->rcons))
+		return false;
+	conn->rprod += len;
+	if (imm & EXS_IMM_LOW_WINDOW)
+		conn->peer_low = true;
+	exs_conn_credit(conn);
+	exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM);
+	return true;
+}
+
+static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct exs_rx_slot *slot = container_of(wc->wr_cqe,
+						struct exs_rx_slot, cqe);
+	struct exs_conn *conn = slot->conn;
+	bool ok;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			exs_conn_abort(conn, exs_wc_errno(wc), false);
+		return;
+	}
+
+	spin_lock(&conn->lock);
+	if (conn->state != EXS_CONN_ESTABLISHED) {
+		spin_unlock(&conn->lock);
+		return;
+	}
+	switch (wc->opcode) {
+	case IB_WC_RECV_RDMA_WITH_IMM:
+		ok = exs_rx_data(conn, wc);
+		break;
+	case IB_WC_RECV:
+		ok = exs_rx_msg(conn, wc, slot);
+		break;
+	default:
+		ok = false;
+		break;
+	}
+	if (ok && exs_post_recv(conn, slot))
+		ok = false;
+	spin_unlock(&conn->lock);
+
+	if (!ok) {
+		pr_warn_ratelimited("protocol error from peer, connection reset\n");
+		exs_conn_abort(conn, -ECONNRESET, true);
+	}
+}
+
+int exs_conn_init(void)
+{
+	/* Connection setup and teardown sleep (rdma_cm, QP drain) and may
+	 * run while memory is short (an NBD device over AF_EXS), so they get
+	 * a workqueue of their own with a rescuer.
+	 */
+	exs_wq = alloc_workqueue("af_exs", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	return exs_wq ? 0 : -ENOMEM;
+}
+
+void exs_conn_exit(void)
+{
+	destroy_workqueue(exs_wq);
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDMA connection behind an AF_EXS socket: queue pair, rings, cursors.
+ *
+ * A connection is created by connect.c or accept.c, owned by one AF_EXS
+ * socket from connect()/accept() to close(), and freed by its teardown
+ * work (conn.c) once the queue pair is drained, so completion handlers
+ * never see freed memory.
+ *
+ * Locking: conn->lock (a BH spinlock) guards the cursors and flags that
+ * completion handlers (softirq) and system calls share.  The socket lock
+ * serialises system calls; it is never taken in a completion handler.
+ */
+#ifndef __EXS_CONN_H
+#define __EXS_CONN_H
+
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "wire.h"
+
+#define EXS_SQ_DEPTH		64	/* send work requests in flight */
+#define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
+#define EXS_INLINE_MAX		64	/* asked of the device for inline sends */
+#define EXS_CREDIT_SHIFT	2	/* return credits every 1/4 ring */
+
+/* One rdma-capable device: the protection domain its connections share. */
+struct exs_dev {
+	struct ib_device	*ibdev;
+	struct ib_pd		*pd;
+	refcount_t		ref;		/* conns + 1 while registered */
+	struct completion	released;
+	spinlock_t		lock;
+	struct list_head	conns;
+	bool			dying;
+};
+
+enum exs_conn_state {
+	EXS_CONN_CONNECTING,
+	EXS_CONN_ESTABLISHED,
+	EXS_CONN_CLOSED,	/* failed, reset or disconnected */
+};
+
+enum exs_tx_kind {
+	EXS_TX_REG,
+	EXS_TX_DATA,
+	EXS_TX_CTRL,
+};
+
+struct exs_conn;
+
+/* First member of every rdma_cm_id context: a listener's children start
+ * with the listener's context and are switched to their connection's.
+ */
+struct exs_cm_ctx {
+	bool			listener;
+};
+
+struct exs_listener {
+	struct exs_cm_ctx	ctx;
+	refcount_t		ref;		/* the socket + each child */
+	struct rdma_cm_id	*id;
+	struct exs_sock		*owner;		/* NULL once closed */
+	struct net		*net;
+	spinlock_t		lock;
+	struct list_head	queue;		/* established, not accepted */
+	unsigned int		qlen;		/* queued and still connecting */
+	int			family;		/* of the native listener */
+	bool			v6only;
+	__be16			port;
+	struct work_struct	remove_work;	/* the device went away */
+};
+
+struct exs_tx_slot {
+	struct ib_cqe		cqe;
+	struct exs_conn		*conn;
+	u32			end;		/* producer cursor after a write */
+	u8			kind;		/* enum exs_tx_kind */
+};
+
+struct exs_rx_slot {
+	struct ib_cqe		cqe;
+	struct exs_conn		*conn;
+	struct ib_sge		sge;
+};
+
+struct exs_conn {
+	struct exs_cm_ctx	ctx;
+	refcount_t		ref;
+	spinlock_t		lock;
+	struct net		*net;
+	struct exs_dev		*dev;
+	struct rdma_cm_id	*id;
+	struct ib_qp		*qp;
+	struct ib_cq		*scq, *rcq;
+	struct list_head	dev_node;	/* exs_dev.conns */
+	struct list_head	accept_node;	/* exs_listener.queue */
+
+	u8			state;		/* enum exs_conn_state */
+	u8			reason;		/* enum exs_fallback_reason */
+	int			err;		/* errno for the socket, if any */
+	bool			passive;	/* accepted, not connected */
+	bool			ready_sent;
+	bool			peer_ready;
+	bool			fin_sent;
+	bool			fin_rcvd;
+	bool			shut_wr;	/* FIN wanted once data is out */
+	bool			peer_low;	/* sender asked for credits */
+	bool			credit_owed;	/* no send slot when due */
+	bool			nodelay;	/* TCP_NODELAY: never gather */
+	bool			hold;		/* TCP_CORK or MSG_MORE: gather */
+	bool			orphan;		/* the socket is closed */
+	bool			torn_down;	/* handlers must not build more */
+	bool			hw_released;	/* hw_work finished */
+
+	/* the socket completions wake; NULL once it is closed */
+	struct exs_sock		*owner;
+	struct exs_listener	*lsn;		/* accepted: until accept() */
+	struct work_struct	hw_work;	/* release the RDMA resources */
+	struct delayed_work	timeout_work;	/* connect or close took too long */
+	void			(*on_connect)(struct exs_conn *conn);
+
+	struct exs_wire_peer	self;		/* our TCP-level end */
+	struct exs_wire_peer	peer;		/* theirs, and their ring */
+
+	/* receive ring: peers write here, registered for this QP only */
+	void			*rbuf;
+	u32			rsize;
+	struct scatterlist	rsg;
+	struct ib_mr		*mr;
+	u32			rprod;		/* bytes the peer has written */
+	u32			rcons;		/* bytes the socket consumed */
+	u32			racked;		/* rcons last sent as credit */
+
+	/* send buffer: a mirror of the peer's ring, same offsets */
+	void			*tbuf;
+	u32			tsize;
+	u64			tdma;
+	u32			tcopied;	/* bytes copied from the user */
+	u32			tposted;	/* bytes posted to the QP */
+	u32			tdone;		/* bytes whose write completed */
+	u32			tcredit;	/* peer's consumer cursor */
+
+	struct exs_tx_slot	tx[EXS_SQ_DEPTH];
+	u32			sq_head, sq_tail;
+	struct exs_rx_slot	rx[EXS_RQ_DEPTH];
+	struct exs_wire_msg	*rx_msgs;	/* one per rx slot, DMA mapped */
+	u64			rx_msgs_dma;
+	struct exs_wire_msg	tx_msg;		/* scratch, sent inline */
+};
+
+/* device.c */
+int exs_device_init(void);
+void exs_device_exit(void);
+struct exs_dev *exs_dev_get(struct ib_device *ibdev);
+bool exs_dev_any(void);
+void exs_dev_put(struct exs_dev *dev);
+
+/* conn.c */
+struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
+				u32 rsize);
+int exs_conn_create_qp(struct exs_conn *conn);
+int exs_conn_set_peer_ring(struct exs_conn *conn,
+			   const struct exs_wire_peer *peer);
+void exs_conn_established(struct exs_conn *conn);
+void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
+void exs_conn_disconnected(struct exs_conn *conn);
+void exs_conn_orphan(struct exs_conn *conn);
+void exs_conn_put(struct exs_conn *conn);
+void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id);
+void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
+void exs_conn_tx_push(struct exs_conn *conn);
+void exs_conn_credit(struct exs_conn *conn);
+u32 exs_conn_tx_free(const struct exs_conn *conn);
+int exs_conn_init(void);
+void exs_conn_exit(void);
+
+extern struct workqueue_struct *exs_wq;
+
+#endif /* __EXS_CONN_H */

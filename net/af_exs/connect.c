@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The connector: connect() on an AF_EXS socket tries RDMA first and falls
+ * back to TCP on any failure.
+ *
+ * rdma_cm runs our handler in its own process-context work (one event at a
+ * time per cm_id), so resolving, creating the QP and sending the REQ happen
+ * there, never in the caller: a non-blocking connect() returns EINPROGRESS
+ * at once.  What needs the socket lock (finishing the connect, or merging
+ * into TCP and starting the TCP connect) runs either in the connect() that
+ * waits, or in the socket's connect_work on exs_wq, whichever comes first
+ * (exs_connect_settle()).
+ */
+#define pr_fmt(fmt) "af_exs: " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <rdma/ib_cm.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp_states.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "mib.h"
+#include "ring.h"
+
+static int exs_connect_timeout_ms(struct net *net)
+{
+	return READ_ONCE(exs_pernet(net)->cfg.connect_timeout_ms);
+}
+
+/* rdma_cm told us how the attempt ended; under conn->lock */
+static void exs_connect_event(struct exs_conn *conn)
+{
+	struct exs_sock *exs = conn->owner;
+
+	if (exs)
+		queue_work(exs_wq, &exs->connect_work);
+}
+
+static void exs_connect_fail(struct exs_conn *conn,
+			     enum exs_fallback_reason reason)
+{
+	spin_lock_bh(&conn->lock);
+	if (!conn->reason)
+		conn->reason = reason;
+	spin_unlock_bh(&conn->lock);
+	exs_conn_abort(conn, -ECONNREFUSED, false);
+}
+
+static void exs_addr_to_v6(const struct sockaddr *sa, struct in6_addr *a,
+			   __be16 *port)
+{
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
+		*port = sin->sin_port;
+	} else {
+		const struct sockaddr_in6 *sin6 =
+			(const struct sockaddr_in6 *)sa;
+
+		*a = sin6->sin6_addr;
+		*port = sin6->sin6_port;
+	}
+}
+
+/* The route is known: build the QP and the ring and send the REQ. */
+static int exs_connect_route_resolved(struct exs_conn *conn)
+{
+	struct rdma_cm_id *id = conn->id;
+	struct exs_wire_req req;
+	struct rdma_conn_param param = {
+		.private_data		= &req,
+		.private_data_len	= sizeof(req),
+		.retry_count		= 7,
+		.rnr_retry_count	= 7,	/* receives are reposted at once */
+	};
+	__be16 unused;
+	int err;
+
+	err = exs_conn_create_qp(conn);
+	if (err)
+		return err;
+
+	/* TCP-level source: the address rdma_cm chose, the native port */
+	exs_addr_to_v6((struct sockaddr *)&id->route.addr.src_addr,
+		       &conn->self.saddr, &unused);
+	conn->self.ring_addr = conn->mr->iova;
+	conn->self.ring_rkey = conn->mr->rkey;
+	conn->self.ring_len = conn->rsize;
+	exs_wire_build_req(&req, &conn->self);
+	return rdma_connect_locked(id, &param);
+}
+
+static int exs_connect_established(struct exs_conn *conn,
+				   const struct rdma_cm_event *ev)
+{
+	struct exs_wire_peer peer = {};
+	int err;
+
+	err = exs_wire_parse_rep(ev->param.conn.private_data,
+				 ev->param.conn.private_data_len, &peer);
+	if (err)
+		return err;
+	err = exs_conn_set_peer_ring(conn, &peer);
+	if (err)
+		return err;
+	exs_conn_established(conn);
+	return 0;
+}
+
+static enum exs_fallback_reason exs_reject_reason(const struct rdma_cm_event *ev)
+{
+	struct exs_wire_peer peer = {};
+
+	/* only a consumer reject carries our private data */
+	if (ev->status != IB_CM_REJ_CONSUMER_DEFINED ||
+	    exs_wire_parse_rej(ev->param.conn.private_data,
+			       ev->param.conn.private_data_len, &peer))
+		return EXS_FALLBACK_PEER_REJECT;
+	return peer.reject == EXS_WIRE_REJ_VERSION ? EXS_FALLBACK_VERSION :
+	       peer.reject == EXS_WIRE_REJ_NOMEM ? EXS_FALLBACK_NOMEM :
+	       EXS_FALLBACK_PEER_REJECT;
+}
+
+static int exs_connect_handler(struct rdma_cm_id *id,
+			       struct rdma_cm_event *ev)
+{
+	struct exs_conn *conn = id->context;
+	int timeout = exs_connect_timeout_ms(conn->net);
+	int err;
+
+	if (conn->torn_down)
+		return 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (rdma_resolve_route(id, timeout))
+			exs_connect_fail(conn, EXS_FALLBACK_NO_DEVICE);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = exs_connect_route_resolved(conn);
+		if (err)
+			exs_connect_fail(conn, err == -ENOMEM ?
+					 EXS_FALLBACK_NOMEM :
+					 EXS_FALLBACK_NO_DEVICE);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		err = exs_connect_established(conn, ev);
+		if (err)
+			exs_connect_fail(conn, err == -EPROTONOSUPPORT ?
+					 EXS_FALLBACK_VERSION :
+					 err == -ENOMEM ? EXS_FALLBACK_NOMEM :
+					 EXS_FALLBACK_PEER_REJECT);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		exs_connect_fail(conn, exs_reject_reason(ev));
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		exs_connect_fail(conn, EXS_FALLBACK_NO_DEVICE);
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		exs_connect_fail(conn, EXS_FALLBACK_TIMEOUT);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		exs_conn_disconnected(conn);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		exs_conn_abort(conn, -ENETDOWN, false);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* An unbound client gets its port now, as TCP's connect() would, and
+ * keeps it for the life of the connection: the four-tuple stays unique
+ * across RDMA and TCP, and a fallback connects from the same port.
+ */
+static int exs_connect_bind(struct exs_sock *exs, struct sockaddr *src)
+{
+	struct socket *native = exs->native;
+	struct sockaddr_storage any = { .ss_family = native->sk->sk_family };
+	int len;
+
+	if (!inet_sk(native->sk)->inet_num) {
+		int err = kernel_bind(native, (struct sockaddr *)&any,
+				      native->sk->sk_family == AF_INET ?
+				      sizeof(struct sockaddr_in) :
+				      sizeof(struct sockaddr_in6));
+		if (err)
+			return err;
+	}
+	len = kernel_getsockname(native, src);
+	return len < 0 ? len : 0;
+}
+
+/* Start an RDMA attempt to @addr.  0 when under way, or the reason to go
+ * to TCP at once.  Under the socket lock, @addr already checked.
+ */
+static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
+						  struct sockaddr *addr)
+{
+	struct net *net = sock_net(&exs->sk);
+	struct sockaddr_storage src;
+	struct rdma_cm_id *id;
+	struct exs_conn *conn;
+	u32 rsize;
+	int err;
+
+	if (!exs_dev_any())
+		return EXS_FALLBACK_NO_DEVICE;
+	if (exs_negcache_hit(net, addr))
+		return EXS_FALLBACK_NEG_CACHE;
+	if (exs_connect_bind(exs, (struct sockaddr *)&src))
+		return EXS_FALLBACK_NO_DEVICE;
+
+	rsize = exs_ring_size_for(exs->native->sk->sk_userlocks &
+				  SOCK_RCVBUF_LOCK ?
+				  exs->native->sk->sk_rcvbuf / 2 :
+				  READ_ONCE(exs_pernet(net)->cfg.ring_size));
+	conn = exs_conn_alloc(net, NULL, rsize);
+	if (!conn)
+		return EXS_FALLBACK_NOMEM;
+	exs_addr_to_v6((struct sockaddr *)&src, &conn->self.saddr,
+		       &conn->self.sport);
+	exs_addr_to_v6(addr, &conn->self.daddr, &conn->self.dport);
+	conn->self.family = addr->sa_family;
+
+	id = rdma_create_id(net, exs_connect_handler, conn, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		exs_conn_put(conn);
+		return EXS_FALLBACK_NOMEM;
+	}
+	conn->id = id;
+	conn->owner = exs;
+	conn->on_connect = exs_connect_event;
+
+	err = rdma_resolve_addr(id, NULL, addr, exs_connect_timeout_ms(net));
+	if (err) {
+		conn->owner = NULL;
+		rdma_destroy_id(id);
+		conn->id = NULL;
+		exs_conn_put(conn);
+		return EXS_FALLBACK_NO_DEVICE;
+	}
+	exs->conn = conn;
+	mod_delayed_work(exs_wq, &conn->timeout_work,
+			 msecs_to_jiffies(exs_connect_timeout_ms(net)));
+	return EXS_FALLBACK_NONE;
+}
+
+/* Merge into TCP and start its connect without blocking: a program that
+ * waits (blocking connect, poll, epoll) then waits on TCP's handshake.
+ */
+static void exs_connect_to_tcp(struct exs_sock *exs,
+			       enum exs_fallback_reason reason)
+{
+	struct socket *native = exs->native;
+	int err;
+
+	exs_fallback(exs, reason);
+	exs->cstate = EXS_CS_MERGED;
+	err = READ_ONCE(native->ops)->connect(native,
+					      (struct sockaddr *)&exs->daddr,
+					      exs->daddr_len, O_NONBLOCK);
+	if (err && err != -EINPROGRESS) {
+		/* reported by the next connect(), SO_ERROR or poll */
+		WRITE_ONCE(native->sk->sk_err, -err);
+		sk_error_report(native->sk);
+	}
+}
+
+/* Finish a connect whose RDMA attempt has ended.  Under the socket lock. */
+static void exs_connect_settle(struct exs_sock *exs)
+{
+	struct exs_conn *conn = exs->conn;
+	u8 state, reason;
+
+	if (exs->cstate != EXS_CS_CONNECTING || !conn)
+		return;
+	spin_lock_bh(&conn->lock);
+	state = conn->state;
+	reason = conn->reason;
+	spin_unlock_bh(&conn->lock);
+
+	switch (state) {
+	case EXS_CONN_CONNECTING:
+		return;
+	case EXS_CONN_ESTABLISHED:
+		cancel_delayed_work(&conn->timeout_work);
+		exs->cstate = EXS_CS_RDMA;
+		WRITE_ONCE(exs->transport, EXS_TRANSPORT_RDMA);
+		exs->sk.sk_state = TCP_ESTABLISHED;
+		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_CONNECTRDMA);
+		return;
+	default:
+		break;
+	}
+
+	exs->conn = NULL;
+	exs_conn_orphan(conn);
+	if (!reason)
+		reason = EXS_FALLBACK_TIMEOUT;
+	if (reason == EXS_FALLBACK_PEER_REJECT ||
+	    reason == EXS_FALLBACK_TIMEOUT || reason == EXS_FALLBACK_VERSION)
+		exs_negcache_add(sock_net(&exs->sk),
+				 (struct sockaddr *)&exs->daddr);
+	exs_connect_to_tcp(exs, reason);
+}
+
+void exs_connect_work(struct work_struct *work)
+{
+	struct exs_sock *exs = container_of(work, struct exs_sock,
+					    connect_work);
+
+	lock_sock(&exs->sk);
+	exs_connect_settle(exs);
+	release_sock(&exs->sk);
+}
+
+/* Wait for the attempt as TCP's connect() waits for its handshake.
+ * 1: merged into TCP, the caller continues with TCP's connect().
+ */
+static int exs_connect_wait(struct exs_sock *exs, int flags, bool first)
+{
+	struct sock *sk = &exs->sk;
+	struct sock *nsk = exs->native->sk;
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	long timeo = sock_sndtimeo(sk, flags & O_NONBLOCK);
+	int err = 0;
+
+	add_wait_queue(sk_sleep(nsk), &wait);
+	for (;;) {
+		exs_connect_settle(exs);
+		if (exs->cstate != EXS_CS_CONNECTING)
+			break;
+		if (!timeo) {
+			err = first ? -EINPROGRESS : -EALREADY;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		release_sock(sk);
+		timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
+		lock_sock(sk);
+	}
+	remove_wait_queue(sk_sleep(nsk), &wait);
+	if (err)
+		return err;
+	return exs->cstate == EXS_CS_MERGED ? 1 : 0;
+}
+
+/* connect() on an unmerged AF_EXS socket, under the socket lock.
+ * 1: the socket is (now) TCP's, forward the call.
+ */
+int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
+		     int flags)
+{
+	struct socket *sock = exs->sk.sk_socket;
+	enum exs_fallback_reason reason;
+	bool first = false;
+	int err;
+
+	switch (exs->cstate) {
+	case EXS_CS_IDLE:
+		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_ACTIVEOPEN);
+		memcpy(&exs->daddr, addr, len);
+		exs->daddr_len = len;
+		reason = exs_connect_start(exs, addr);
+		if (reason) {
+			exs_fallback(exs, reason);
+			exs->cstate = EXS_CS_MERGED;
+			return 1;
+		}
+		exs->cstate = EXS_CS_CONNECTING;
+		sock->state = SS_CONNECTING;
+		first = true;
+		fallthrough;
+	case EXS_CS_CONNECTING:
+		err = exs_connect_wait(exs, flags, first);
+		if (err)
+			return err;
+		if (exs->cstate == EXS_CS_MERGED)
+			return 1;
+		sock->state = SS_CONNECTED;
+		return 0;
+	case EXS_CS_RDMA:
+		if (sock->state == SS_CONNECTING) {
+			/* the first connect() after a non-blocking one */
+			sock->state = SS_CONNECTED;
+			return 0;
+		}
+		return -EISCONN;
+	default:
+		return 1;
+	}
+}
+
+/* A data call on a socket still connecting: wait for the outcome as TCP
+ * waits for its handshake (or not, @nonblock).  True when the socket ended
+ * on RDMA; otherwise it is, or will be, TCP's.
+ */
+bool exs_settled_on_rdma(struct exs_sock *exs, bool nonblock)
+{
+	struct sock *sk = &exs->sk;
+	long timeo;
+
+	if (READ_ONCE(exs->cstate) != EXS_CS_CONNECTING)
+		return exs_on_rdma(exs);
+	lock_sock(sk);
+	timeo = nonblock ? 0 : sock_sndtimeo(sk, false);
+	exs_connect_settle(exs);
+	while (exs->cstate == EXS_CS_CONNECTING && timeo &&
+	       !signal_pending(current)) {
+		DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+		add_wait_queue(sk_sleep(exs->native->sk), &wait);
+		release_sock(sk);
+		timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
+		lock_sock(sk);
+		remove_wait_queue(sk_sleep(exs->native->sk), &wait);
+		exs_connect_settle(exs);
+	}
+	release_sock(sk);
+	return exs_on_rdma(exs);
+}
+
+__poll_t exs_connect_poll(struct exs_sock *exs)
+{
+	struct exs_conn *conn = READ_ONCE(exs->conn);
+
+	/* the connect work settles the socket; until then say what we know */
+	if (conn && READ_ONCE(conn->state) == EXS_CONN_ESTABLISHED)
+		return EPOLLOUT | EPOLLWRNORM;
+	return 0;
+}
+
+/* close() during connect: the attempt is abandoned, never merged. */
+void exs_connect_cancel(struct exs_sock *exs)
+{
+	if (exs->cstate == EXS_CS_CONNECTING && exs->conn) {
+		exs_conn_orphan(exs->conn);
+		exs->conn = NULL;
+	}
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RDMA data path of an established AF_EXS socket: sendmsg copies into
+ * the send buffer and lets conn.c post it, recvmsg copies out of the ring
+ * and returns credits, and poll, shutdown, ioctl and getname answer as TCP
+ * would.  System calls hold the socket lock; cursors shared with the
+ * completion handlers are read and moved under conn->lock.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <asm/ioctls.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
+#include <linux/uio.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "mib.h"
+#include "ring.h"
+
+/* Sleep on the native socket's wait queue (the one poll uses) until
+ * @cond or the timeout; the socket lock is dropped while asleep.
+ */
+#define exs_wait(exs, timeo, cond) ({					\
+	DEFINE_WAIT_FUNC(__wait, woken_wake_function);			\
+	struct sock *__nsk = (exs)->native->sk;				\
+	add_wait_queue(sk_sleep(__nsk), &__wait);			\
+	while (!(cond) && (timeo) && !signal_pending(current)) {	\
+		release_sock(&(exs)->sk);				\
+		(timeo) = wait_woken(&__wait, TASK_INTERRUPTIBLE, (timeo)); \
+		lock_sock(&(exs)->sk);					\
+	}								\
+	remove_wait_queue(sk_sleep(__nsk), &__wait);			\
+})
+
+/* TCP_NODELAY and TCP_CORK live on the native socket, where setsockopt
+ * put them.
+ */
+static void exs_tx_flags(struct exs_sock *exs, struct exs_conn *conn,
+			 bool more)
+{
+	u8 nonagle = tcp_sk(exs->native->sk)->nonagle;
+
+	conn->nodelay = nonagle & TCP_NAGLE_OFF;
+	conn->hold = more || (nonagle & TCP_NAGLE_CORK);
+}
+
+void exs_rdma_push(struct exs_sock *exs)
+{
+	struct exs_conn *conn = exs->conn;
+
+	spin_lock_bh(&conn->lock);
+	exs_tx_flags(exs, conn, false);
+	exs_conn_tx_push(conn);
+	spin_unlock_bh(&conn->lock);
+}
+
+static int exs_copy_in(struct exs_conn *conn, u32 cursor, u32 len,
+		       struct msghdr *msg)
+{
+	u32 first = exs_ring_contig(conn->tsize, cursor, len);
+	void *base = conn->tbuf;
+
+	if (copy_from_iter(base + exs_ring_off(conn->tsize, cursor), first,
+			   &msg->msg_iter) != first)
+		return -EFAULT;
+	if (first < len &&
+	    copy_from_iter(base, len - first, &msg->msg_iter) != len - first)
+		return -EFAULT;
+	return 0;
+}
+
+int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
+{
+	struct exs_conn *conn = exs->conn;
+	struct sock *sk = &exs->sk;
+	int flags = msg->msg_flags;
+	size_t copied = 0;
+	long timeo;
+	int err = 0;
+
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
+	while (msg_data_left(msg)) {
+		u32 free, cursor, n;
+
+		spin_lock_bh(&conn->lock);
+		if (conn->state != EXS_CONN_ESTABLISHED || conn->shut_wr) {
+			err = conn->err ? xchg(&conn->err, 0) : -EPIPE;
+			spin_unlock_bh(&conn->lock);
+			break;
+		}
+		free = conn->peer_ready ? exs_conn_tx_free(conn) : 0;
+		cursor = conn->tcopied;
+		if (!free) {
+			/* what was copied may leave while we wait */
+			exs_tx_flags(exs, conn, false);
+			exs_conn_tx_push(conn);
+			if (conn->peer_ready)
+				EXS_INC_STATS(sock_net(sk),
+					      EXS_MIB_CREDITSTALLS);
+		}
+		spin_unlock_bh(&conn->lock);
+
+		if (!free) {
+			if (!timeo) {
+				err = -EAGAIN;
+				break;
+			}
+			if (signal_pending(current)) {
+				err = sock_intr_errno(timeo);
+				break;
+			}
+			exs_wait(exs, timeo,
+				 READ_ONCE(conn->state) != EXS_CONN_ESTABLISHED ||
+				 (READ_ONCE(conn->peer_ready) &&
+				  exs_conn_tx_free(conn)));
+			continue;
+		}
+
+		n = min_t(size_t, free, msg_data_left(msg));
+		err = exs_copy_in(conn, cursor, n, msg);
+		if (err)
+			break;
+
+		spin_lock_bh(&conn->lock);
+		conn->tcopied += n;
+		exs_tx_flags(exs, conn, msg_data_left(msg) ||
+					(flags & MSG_MORE));
+		exs_conn_tx_push(conn);
+		spin_unlock_bh(&conn->lock);
+		copied += n;
+	}
+	release_sock(sk);
+
+	if (copied)
+		return copied;
+	if (err == -EPIPE && !(flags & MSG_NOSIGNAL))
+		send_sig(SIGPIPE, current, 0);
+	return err;
+}
+
+static int exs_copy_out(struct exs_conn *conn, u32 cursor, u32 len,
+			struct msghdr *msg)
+{
+	u32 first = exs_ring_contig(conn->rsize, cursor, len);
+	void *base = conn->rbuf;
+
+	if (copy_to_iter(base + exs_ring_off(conn->rsize, cursor), first,
+			 &msg->msg_iter) != first)
+		return -EFAULT;
+	if (first < len &&
+	    copy_to_iter(base, len - first, &msg->msg_iter) != len - first)
+		return -EFAULT;
+	return 0;
+}
+
+int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
+		     int flags)
+{
+	struct exs_conn *conn = exs->conn;
+	struct sock *sk = &exs->sk;
+	bool peek = flags & MSG_PEEK;
+	size_t copied = 0;
+	int target, err = 0;
+	long timeo;
+
+	if (flags & MSG_OOB)
+		return -EINVAL;
+	if (flags & MSG_ERRQUEUE)
+		return -EAGAIN;
+
+	lock_sock(sk);
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
+	while (copied < len) {
+		u32 prod, cons, avail, n;
+		bool fin, closed;
+
+		spin_lock_bh(&conn->lock);
+		prod = conn->rprod;
+		cons = conn->rcons + (peek ? copied : 0);
+		fin = conn->fin_rcvd;
+		closed = conn->state == EXS_CONN_CLOSED;
+		spin_unlock_bh(&conn->lock);
+
+		avail = exs_ring_used(prod, cons);
+		if (avail) {
+			n = min_t(size_t, avail, len - copied);
+			err = exs_copy_out(conn, cons, n, msg);
+			if (err)
+				break;
+			if (!peek) {
+				spin_lock_bh(&conn->lock);
+				conn->rcons += n;
+				exs_conn_credit(conn);
+				spin_unlock_bh(&conn->lock);
+			}
+			copied += n;
+			if (copied >= target)
+				break;
+			continue;
+		}
+		if (copied >= target || fin || (sk->sk_shutdown & RCV_SHUTDOWN))
+			break;
+		if (closed) {
+			spin_lock_bh(&conn->lock);
+			err = xchg(&conn->err, 0);
+			spin_unlock_bh(&conn->lock);
+			break;
+		}
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		exs_wait(exs, timeo,
+			 READ_ONCE(conn->rprod) != prod ||
+			 READ_ONCE(conn->fin_rcvd) ||
+			 READ_ONCE(conn->state) == EXS_CONN_CLOSED ||
+			 (sk->sk_shutdown & RCV_SHUTDOWN));
+	}
+	release_sock(sk);
+	return copied ? copied : err;
+}
+
+__poll_t exs_rdma_poll(struct exs_sock *exs)
+{
+	struct exs_conn *conn = exs->conn;
+	u8 shutdown = READ_ONCE(exs->sk.sk_shutdown);
+	__poll_t mask = 0;
+	u32 free;
+
+	spin_lock_bh(&conn->lock);
+	if (conn->rprod != conn->rcons)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (conn->fin_rcvd || (shutdown & RCV_SHUTDOWN))
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+	if (conn->state == EXS_CONN_CLOSED) {
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP | EPOLLHUP;
+		if (conn->err)
+			mask |= EPOLLERR;
+	}
+	free = conn->peer_ready ? exs_conn_tx_free(conn) : 0;
+	if (conn->shut_wr || (conn->state == EXS_CONN_ESTABLISHED &&
+			      free >= conn->tsize / 8))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	if ((conn->fin_rcvd && conn->shut_wr) || shutdown == SHUTDOWN_MASK)
+		mask |= EPOLLHUP;
+	spin_unlock_bh(&conn->lock);
+	return mask;
+}
+
+int exs_rdma_shutdown(struct exs_sock *exs, int how)
+{
+	struct exs_conn *conn = exs->conn;
+	struct sock *sk = &exs->sk;
+
+	how++;	/* SHUT_RD/WR/RDWR to RCV_SHUTDOWN/SEND_SHUTDOWN bits */
+	if ((how & ~SHUTDOWN_MASK) || !how)
+		return -EINVAL;
+
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
+	spin_lock_bh(&conn->lock);
+	if (how & SEND_SHUTDOWN) {
+		conn->shut_wr = true;
+		conn->hold = false;
+		exs_conn_tx_push(conn);
+	}
+	exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+	spin_unlock_bh(&conn->lock);
+	release_sock(sk);
+	return 0;
+}
+
+int exs_rdma_ioctl(struct exs_sock *exs, unsigned int cmd, unsigned long arg)
+{
+	struct exs_conn *conn = exs->conn;
+	int answ;
+
+	spin_lock_bh(&conn->lock);
+	switch (cmd) {
+	case SIOCINQ:
+		answ = conn->rprod - conn->rcons;
+		break;
+	case SIOCOUTQ:
+		answ = conn->tcopied - conn->tcredit;
+		break;
+	case SIOCOUTQNSD:
+		answ = conn->tcopied - conn->tposted;
+		break;
+	default:
+		spin_unlock_bh(&conn->lock);
+		return -ENOIOCTLCMD;
+	}
+	spin_unlock_bh(&conn->lock);
+	return put_user(answ, (int __user *)arg);
+}
+
+/* The TCP-level addresses the connection was set up with, in the form a
+ * TCP socket of the native family gives them (IPv4-mapped on AF_INET6).
+ */
+int exs_rdma_getname(struct exs_sock *exs, struct sockaddr *addr, int peer)
+{
+	struct exs_conn *conn = exs->conn;
+	const struct in6_addr *a = peer ? &conn->self.daddr : &conn->self.saddr;
+	__be16 port = peer ? conn->self.dport : conn->self.sport;
+
+	if (exs->native->sk->sk_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)addr;
+
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = port;
+		sin->sin_addr.s_addr = a->s6_addr32[3];
+		return sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)addr;
+
+		memset(sin6, 0, sizeof(*sin6));
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = port;
+		sin6->sin6_addr = *a;
+		return sizeof(*sin6);
+	}
+}
+
+/* close(): the connection finishes sending in the background. */
+void exs_rdma_release(struct exs_sock *exs)
+{
+	struct exs_conn *conn = exs->conn;
+
+	exs->conn = NULL;
+	exs_conn_orphan(conn);
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA devices: an ib_client that gives each device one protection domain
+ * for all AF_EXS connections on it, and ends those connections when the
+ * device goes away.
+ */
+#define pr_fmt(fmt) "af_exs: " fmt
+
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "conn.h"
+#include "mib.h"
+
+static struct ib_client exs_ib_client;
+static atomic_t exs_dev_count = ATOMIC_INIT(0);
+
+/* Without any RDMA device, connect() goes to TCP at no cost at all. */
+bool exs_dev_any(void)
+{
+	return atomic_read(&exs_dev_count) > 0;
+}
+
+static int exs_dev_add(struct ib_device *ibdev)
+{
+	struct exs_dev *dev;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->ibdev = ibdev;
+	dev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(dev->pd)) {
+		int err = PTR_ERR(dev->pd);
+
+		kfree(dev);
+		return err;
+	}
+	refcount_set(&dev->ref, 1);
+	init_completion(&dev->released);
+	spin_lock_init(&dev->lock);
+	INIT_LIST_HEAD(&dev->conns);
+	ib_set_client_data(ibdev, &exs_ib_client, dev);
+	atomic_inc(&exs_dev_count);
+	return 0;
+}
+
+/* Called before rdma_cm's own removal: end every connection on the device
+ * (exs_conn_abort() only queues their teardown, which destroys the QPs
+ * and cm_ids and drops their device references), wait for the last one,
+ * then free the PD.
+ */
+static void exs_dev_remove(struct ib_device *ibdev, void *data)
+{
+	struct exs_dev *dev = data;
+	struct exs_conn *conn;
+
+	atomic_dec(&exs_dev_count);
+	spin_lock_bh(&dev->lock);
+	dev->dying = true;
+	list_for_each_entry(conn, &dev->conns, dev_node) {
+		EXS_INC_STATS(conn->net, EXS_MIB_DEVREMOVED);
+		exs_conn_abort(conn, -ENETDOWN, false);
+	}
+	spin_unlock_bh(&dev->lock);
+
+	exs_dev_put(dev);
+	wait_for_completion(&dev->released);
+	ib_dealloc_pd(dev->pd);
+	kfree(dev);
+}
+
+static struct ib_client exs_ib_client = {
+	.name	= "af_exs",
+	.add	= exs_dev_add,
+	.remove	= exs_dev_remove,
+};
+
+/* A reference on @ibdev's exs_dev, or NULL when it is going away. */
+struct exs_dev *exs_dev_get(struct ib_device *ibdev)
+{
+	struct exs_dev *dev = ib_get_client_data(ibdev, &exs_ib_client);
+	bool ok;
+
+	if (!dev)
+		return NULL;
+	spin_lock_bh(&dev->lock);
+	ok = !dev->dying && refcount_inc_not_zero(&dev->ref);
+	spin_unlock_bh(&dev->lock);
+	return ok ? dev : NULL;
+}
+
+void exs_dev_put(struct exs_dev *dev)
+{
+	if (refcount_dec_and_test(&dev->ref))
+		complete(&dev->released);
+}
+
+int exs_device_init(void)
+{
+	return ib_register_client(&exs_ib_client);
+}
+
+void exs_device_exit(void)
+{
+	ib_unregister_client(&exs_ib_client);
+}

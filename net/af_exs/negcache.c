@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The negative cache: a peer (address and port) whose RDMA attempt was
+ * rejected or timed out goes straight to TCP until its entry expires
+ * (net.exs.neg_cache_ttl_ms), so a host without an AF_EXS listener costs
+ * at most one attempt per TTL.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <net/ipv6.h>
+
+#include "netns.h"
+
+#define EXS_NEGCACHE_MAX	4096
+
+struct exs_neg_entry {
+	struct hlist_node	node;
+	struct in6_addr		addr;	/* IPv4 as IPv4-mapped */
+	__be16			port;
+	unsigned long		expires;
+};
+
+static bool exs_neg_key(const struct sockaddr *sa, struct in6_addr *addr,
+			__be16 *port)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+	switch (sa->sa_family) {
+	case AF_INET:
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, addr);
+		*port = sin->sin_port;
+		return true;
+	case AF_INET6:
+		*addr = sin6->sin6_addr;
+		*port = sin6->sin6_port;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static u32 exs_neg_hash(const struct in6_addr *addr, __be16 port)
+{
+	return jhash2((const u32 *)addr, 4, (__force u32)port);
+}
+
+/* Called under neg_lock; drops expired entries on the way. */
+static struct exs_neg_entry *exs_neg_find(struct exs_net *en,
+					  const struct in6_addr *addr,
+					  __be16 port, u32 hash)
+{
+	struct exs_neg_entry *e;
+	struct hlist_node *tmp;
+
+	hash_for_each_possible_safe(en->neg, e, tmp, node, hash) {
+		if (time_after_eq(jiffies, e->expires)) {
+			hash_del(&e->node);
+			en->neg_count--;
+			kfree(e);
+			continue;
+		}
+		if (e->port == port && ipv6_addr_equal(&e->addr, addr))
+			return e;
+	}
+	return NULL;
+}
+
+bool exs_negcache_hit(struct net *net, const struct sockaddr *sa)
+{
+	struct exs_net *en = exs_pernet(net);
+	struct in6_addr addr;
+	__be16 port;
+	bool hit;
+
+	if (!exs_neg_key(sa, &addr, &port))
+		return false;
+	spin_lock_bh(&en->neg_lock);
+	hit = exs_neg_find(en, &addr, port, exs_neg_hash(&addr, port));
+	spin_unlock_bh(&en->neg_lock);
+	return hit;
+}
+
+void exs_negcache_add(struct net *net, const struct sockaddr *sa)
+{
+	struct exs_net *en = exs_pernet(net);
+	int ttl = READ_ONCE(en->cfg.neg_cache_ttl_ms);
+	struct exs_neg_entry *e;
+	struct in6_addr addr;
+	__be16 port;
+	u32 hash;
+
+	if (ttl <= 0 || !exs_neg_key(sa, &addr, &port))
+		return;
+	hash = exs_neg_hash(&addr, port);
+	spin_lock_bh(&en->neg_lock);
+	e = exs_neg_find(en, &addr, port, hash);
+	if (!e && en->neg_count < EXS_NEGCACHE_MAX) {
+		e = kzalloc(sizeof(*e), GFP_ATOMIC);
+		if (e) {
+			e->addr = addr;
+			e->port = port;
+			hash_add(en->neg, &e->node, hash);
+			en->neg_count++;
+		}
+	}
+	if (e)
+		e->expires = jiffies + msecs_to_jiffies(ttl);
+	spin_unlock_bh(&en->neg_lock);
+}
+
+void exs_negcache_net_init(struct net *net)
+{
+	struct exs_net *en = exs_pernet(net);
+
+	spin_lock_init(&en->neg_lock);
+	hash_init(en->neg);
+}
+
+void exs_negcache_net_exit(struct net *net)
+{
+	struct exs_net *en = exs_pernet(net);
+	struct exs_neg_entry *e;
+	struct hlist_node *tmp;
+	int bkt;
+
+	hash_for_each_safe(en->neg, bkt, tmp, e, node) {
+		hash_del(&e->node);
+		kfree(e);
+	}
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ring and credit arithmetic.  Cursors are free-running u32 byte counts;
+ * a ring's size is a power of two no larger than 2^30, so "prod - cons"
+ * is the number of bytes in use even across the 2^32 wrap.  Pure
+ * functions, tested by KUnit (ring_test.c).
+ */
+#ifndef __EXS_RING_H
+#define __EXS_RING_H
+
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/types.h>
+
+#define EXS_RING_MIN	(16U << 10)
+#define EXS_RING_MAX	(4U << 20)
+
+static inline bool exs_ring_size_ok(u32 size)
+{
+	return is_power_of_2(size) && size >= EXS_RING_MIN &&
+	       size <= EXS_RING_MAX;
+}
+
+/* The ring size for a requested buffer size (SO_RCVBUF or a default). */
+static inline u32 exs_ring_size_for(u64 bytes)
+{
+	if (bytes <= EXS_RING_MIN)
+		return EXS_RING_MIN;
+	if (bytes >= EXS_RING_MAX)
+		return EXS_RING_MAX;
+	return rounddown_pow_of_two((u32)bytes);
+}
+
+static inline u32 exs_ring_used(u32 prod, u32 cons)
+{
+	return prod - cons;
+}
+
+/* Free space, or 0 when the cursors are inconsistent. */
+static inline u32 exs_ring_free(u32 size, u32 prod, u32 cons)
+{
+	u32 used = prod - cons;
+
+	return used >= size ? 0 : size - used;
+}
+
+static inline u32 exs_ring_off(u32 size, u32 cursor)
+{
+	return cursor & (size - 1);
+}
+
+/* How much of @len bytes at @cursor fits before the ring wraps. */
+static inline u32 exs_ring_contig(u32 size, u32 cursor, u32 len)
+{
+	return min(len, size - exs_ring_off(size, cursor));
+}
+
+/* A cursor may only move forward, and never past @limit: true when
+ * @new lies in [@old, @limit] modulo 2^32.
+ */
+static inline bool exs_cursor_advance_ok(u32 old, u32 new, u32 limit)
+{
+	return new - old <= limit - old;
+}
+
+/* Receiver side: return credits (the consumer cursor) once 1/2^@shift of
+ * the ring has been consumed since the last update, or at once when the
+ * sender said it is short of space and anything was consumed.
+ */
+static inline bool exs_credit_due(u32 size, u32 cons, u32 acked,
+				  unsigned int shift, bool sender_low)
+{
+	u32 pending = cons - acked;
+
+	if (!pending)
+		return false;
+	return sender_low || pending >= (size >> shift);
+}
+
+/* Sender side: flag a write when the window left after it is below the
+ * receiver's update threshold, so the receiver will not sit on credits
+ * while the sender starves.
+ */
+static inline bool exs_window_low(u32 size, u32 free_after, unsigned int shift)
+{
+	return free_after < (size >> shift);
+}
+
+#endif /* __EXS_RING_H */

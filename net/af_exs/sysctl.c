@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/* net.exs sysctls, per network namespace (Documentation/af_exs/sysctl.rst). */
+#include <linux/slab.h>
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+
+#include "netns.h"
+#include "ring.h"
+#include "compat.h"
+
+static int exs_timeout_min = 1;
+static int exs_timeout_max = 600000;
+static int exs_ttl_max = 3600000;
+static int exs_ring_min = EXS_RING_MIN;
+static int exs_ring_max = EXS_RING_MAX;
+
+static struct ctl_table exs_sysctl_template[] = {
+	{
+		.procname	= "connect_timeout_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &exs_timeout_min,
+		.extra2		= &exs_timeout_max,
+	},
+	{
+		.procname	= "neg_cache_ttl_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &exs_ttl_max,
+	},
+	{
+		.procname	= "ring_size",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &exs_ring_min,
+		.extra2		= &exs_ring_max,
+	},
+	{ }
+};
+
+int exs_sysctl_net_init(struct net *net)
+{
+	struct exs_net *en = exs_pernet(net);
+	struct ctl_table *table;
+
+	en->cfg.connect_timeout_ms = 5000;
+	en->cfg.neg_cache_ttl_ms = 10000;
+	en->cfg.ring_size = 256 << 10;
+
+	table = kmemdup(exs_sysctl_template, sizeof(exs_sysctl_template),
+			GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	table[0].data = &en->cfg.connect_timeout_ms;
+	table[1].data = &en->cfg.neg_cache_ttl_ms;
+	table[2].data = &en->cfg.ring_size;
+
+	en->sysctl = exs_register_net_sysctl(net, "net/exs", table,
+					     ARRAY_SIZE(exs_sysctl_template) - 1);
+	if (!en->sysctl) {
+		kfree(table);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void exs_sysctl_net_exit(struct net *net)
+{
+	struct exs_net *en = exs_pernet(net);
+	const struct ctl_table *table = en->sysctl->ctl_table_arg;
+
+	unregister_net_sysctl_table(en->sysctl);
+	kfree(table);
+}

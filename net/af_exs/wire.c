@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Building and validating what goes on the wire.  Nothing received is
+ * used before it passed through here; pure code, tested by KUnit.
+ */
+#include <linux/errno.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+#include <net/ipv6.h>
+
+#include "ring.h"
+#include "wire.h"
+
+static int exs_wire_check_version(u8 version)
+{
+	return version == EXS_WIRE_VERSION ? 0 : -EPROTONOSUPPORT;
+}
+
+/* -EPROTONOSUPPORT: another protocol version; -EPROTO: malformed. */
+int exs_wire_parse_req(const void *data, unsigned int len,
+		       struct exs_wire_peer *peer)
+{
+	const struct exs_wire_req *req = data;
+	int err;
+
+	if (!data || !len)
+		return -EPROTO;
+	err = exs_wire_check_version(req->version);
+	if (err)
+		return err;
+	if (len < sizeof(*req))
+		return -EPROTO;
+
+	memset(peer, 0, sizeof(*peer));
+	memcpy(&peer->saddr, req->saddr, sizeof(peer->saddr));
+	memcpy(&peer->daddr, req->daddr, sizeof(peer->daddr));
+	switch (req->family) {
+	case EXS_WIRE_INET:
+		if (!ipv6_addr_v4mapped(&peer->saddr) ||
+		    !ipv6_addr_v4mapped(&peer->daddr))
+			return -EPROTO;
+		peer->family = AF_INET;
+		break;
+	case EXS_WIRE_INET6:
+		if (ipv6_addr_v4mapped(&peer->saddr) ||
+		    ipv6_addr_v4mapped(&peer->daddr))
+			return -EPROTO;
+		peer->family = AF_INET6;
+		break;
+	default:
+		return -EPROTO;
+	}
+	if (req->reserved || !req->sport || !req->dport)
+		return -EPROTO;
+	peer->sport = req->sport;
+	peer->dport = req->dport;
+	peer->ring_addr = be64_to_cpu(req->ring_addr);
+	peer->ring_rkey = be32_to_cpu(req->ring_rkey);
+	peer->ring_len = be32_to_cpu(req->ring_len);
+	if (!exs_ring_size_ok(peer->ring_len))
+		return -EPROTO;
+	return 0;
+}
+
+int exs_wire_parse_rep(const void *data, unsigned int len,
+		       struct exs_wire_peer *peer)
+{
+	const struct exs_wire_rep *rep = data;
+	int err;
+
+	if (!data || len < sizeof(*rep))
+		return -EPROTO;
+	err = exs_wire_check_version(rep->version);
+	if (err)
+		return err;
+	if (rep->reason || rep->reserved)
+		return -EPROTO;
+	peer->ring_addr = be64_to_cpu(rep->ring_addr);
+	peer->ring_rkey = be32_to_cpu(rep->ring_rkey);
+	peer->ring_len = be32_to_cpu(rep->ring_len);
+	if (!exs_ring_size_ok(peer->ring_len))
+		return -EPROTO;
+	return 0;
+}
+
+/* A reject that carries no AF_EXS data came from the CM itself (nothing
+ * listens there with AF_EXS): that is EXS_WIRE_REJ_NO_LISTENER.
+ */
+int exs_wire_parse_rej(const void *data, unsigned int len,
+		       struct exs_wire_peer *peer)
+{
+	const struct exs_wire_rep *rep = data;
+
+	peer->reject = EXS_WIRE_REJ_NO_LISTENER;
+	if (!data || len < sizeof(*rep) || !rep->version)
+		return 0;
+	if (rep->version != EXS_WIRE_VERSION ||
+	    rep->reason == EXS_WIRE_REJ_VERSION) {
+		peer->reject = EXS_WIRE_REJ_VERSION;
+		return 0;
+	}
+	if (rep->reason == EXS_WIRE_REJ_NONE ||
+	    rep->reason > EXS_WIRE_REJ_NOMEM)
+		return -EPROTO;
+	peer->reject = rep->reason;
+	return 0;
+}
+
+int exs_wire_parse_msg(const void *data, unsigned int len,
+		       enum exs_wire_msg_type *type, u32 *cursor)
+{
+	const struct exs_wire_msg *msg = data;
+
+	if (len != sizeof(*msg))
+		return -EPROTO;
+	if (msg->type < EXS_MSG_READY || msg->type >= __EXS_MSG_MAX ||
+	    msg->flags || msg->reserved)
+		return -EPROTO;
+	*type = msg->type;
+	*cursor = be32_to_cpu(msg->cursor);
+	return 0;
+}
+
+void exs_wire_build_req(struct exs_wire_req *req,
+			const struct exs_wire_peer *self)
+{
+	memset(req, 0, sizeof(*req));
+	req->version = EXS_WIRE_VERSION;
+	req->family = self->family == AF_INET ? EXS_WIRE_INET : EXS_WIRE_INET6;
+	req->sport = self->sport;
+	req->dport = self->dport;
+	memcpy(req->saddr, &self->saddr, sizeof(req->saddr));
+	memcpy(req->daddr, &self->daddr, sizeof(req->daddr));
+	req->ring_addr = cpu_to_be64(self->ring_addr);
+	req->ring_rkey = cpu_to_be32(self->ring_rkey);
+	req->ring_len = cpu_to_be32(self->ring_len);
+}
+
+void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey, u32 len)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->version = EXS_WIRE_VERSION;
+	rep->ring_len = cpu_to_be32(len);
+	rep->ring_addr = cpu_to_be64(addr);
+	rep->ring_rkey = cpu_to_be32(rkey);
+}
+
+void exs_wire_build_rej(struct exs_wire_rep *rep, enum exs_wire_reject why)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->version = EXS_WIRE_VERSION;
+	rep->reason = why;
+}

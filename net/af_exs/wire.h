@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AF_EXS on the wire.  All multi-byte fields are big endian.
+ *
+ * Connection setup rides on rdma_cm private data (56 bytes in a RoCE/IB
+ * REQ, the smallest transport limit), data on RDMA WRITE WITH IMMEDIATE
+ * into the peer's ring, control on small SENDs.
+ */
+#ifndef __EXS_WIRE_H
+#define __EXS_WIRE_H
+
+#include <linux/in6.h>
+#include <linux/types.h>
+
+#define EXS_WIRE_VERSION	1
+#define EXS_WIRE_PDATA_MAX	56	/* IB CM REQ minus the rdma_cm header */
+
+enum {
+	EXS_WIRE_INET	= 4,
+	EXS_WIRE_INET6	= 6,
+};
+
+/* REQ: who the client is at TCP level and where its ring lives. */
+struct exs_wire_req {
+	u8	version;
+	u8	family;		/* EXS_WIRE_INET or _INET6 */
+	__be16	reserved;
+	__be16	sport;		/* TCP-level ports and addresses; IPv4 */
+	__be16	dport;		/* addresses are IPv4-mapped IPv6 */
+	u8	saddr[16];
+	u8	daddr[16];
+	__be64	ring_addr;	/* the client's receive ring */
+	__be32	ring_rkey;
+	__be32	ring_len;	/* also the initial credit */
+} __packed;
+
+/* REP (accept) and REJ (reject): the server's ring, or why not. */
+struct exs_wire_rep {
+	u8	version;	/* in a REJ: the version the server speaks */
+	u8	reason;		/* in a REJ: enum exs_wire_reject */
+	__be16	reserved;
+	__be32	ring_len;
+	__be64	ring_addr;
+	__be32	ring_rkey;
+} __packed;
+
+enum exs_wire_reject {
+	EXS_WIRE_REJ_NONE,
+	EXS_WIRE_REJ_VERSION,
+	EXS_WIRE_REJ_NO_LISTENER,
+	EXS_WIRE_REJ_BACKLOG,
+	EXS_WIRE_REJ_INVALID,
+	EXS_WIRE_REJ_NOMEM,
+};
+
+/* Control messages, sent with IB SEND. */
+enum exs_wire_msg_type {
+	EXS_MSG_READY = 1,	/* my ring is registered: you may write */
+	EXS_MSG_CREDIT,		/* cursor: bytes of your data I consumed */
+	EXS_MSG_FIN,		/* cursor: my final producer cursor */
+	EXS_MSG_ABORT,		/* reset the connection */
+	__EXS_MSG_MAX,
+};
+
+struct exs_wire_msg {
+	u8	type;
+	u8	flags;
+	__be16	reserved;
+	__be32	cursor;
+} __packed;
+
+/* Immediate data of a ring write: its length, and a flag asking for the
+ * next credit update at once (the sender's window is running out).
+ */
+#define EXS_IMM_LOW_WINDOW	0x80000000U
+#define EXS_IMM_LEN_MASK	0x7fffffffU
+
+/* What the parsers extract, in host order. */
+struct exs_wire_peer {
+	u8		family;		/* AF_INET or AF_INET6 */
+	__be16		sport, dport;
+	struct in6_addr	saddr, daddr;	/* IPv4 as IPv4-mapped */
+	u64		ring_addr;
+	u32		ring_rkey;
+	u32		ring_len;
+	u8		reject;		/* enum exs_wire_reject */
+};
+
+int exs_wire_parse_req(const void *data, unsigned int len,
+		       struct exs_wire_peer *peer);
+int exs_wire_parse_rep(const void *data, unsigned int len,
+		       struct exs_wire_peer *peer);
+int exs_wire_parse_rej(const void *data, unsigned int len,
+		       struct exs_wire_peer *peer);
+int exs_wire_parse_msg(const void *data, unsigned int len,
+		       enum exs_wire_msg_type *type, u32 *cursor);
+void exs_wire_build_req(struct exs_wire_req *req,
+			const struct exs_wire_peer *self);
+void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey,
+			u32 len);
+void exs_wire_build_rej(struct exs_wire_rep *rep, enum exs_wire_reject why);
+
+#endif /* __EXS_WIRE_H */
