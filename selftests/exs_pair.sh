@@ -47,55 +47,102 @@ pair_xfer() {
 	fi
 }
 
-# counter deltas for the unmodified programs, per host
-opens=$(exs_stat ActiveOpen)
-fb=$(exs_stat FallbackNoRdma)
-acc=$(exs_stat AcceptTcp)
+# rdma_xfer NAME PORT BYTES "SERVER ARGS" "CLIENT ARGS": a transfer that
+# must go by RDMA, shown three ways: SO_DOMAIN stays AF_EXS on both ends
+# (-e exs), the RDMA device moved at least a packet per 4 KiB each way,
+# and TCP moved next to nothing (no payload: a 1 MiB TCP transfer alone
+# takes hundreds of segments).
+rdma_xfer() {
+	local name=$1 port=$2 bytes=$3 segs pkts
+	segs=$(exs_tcp_segs)
+	pkts=$(exs_rdma_pkts)
+	pair_xfer "$name" "$port" "$4 -e exs -n $bytes" "$5 -e exs -n $bytes"
+	exs_check "$name: $host: the RDMA device carried the bytes" \
+		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * bytes / 4096)) ]
+	exs_check "$name: $host: TCP carried no payload" \
+		[ $(($(exs_tcp_segs) - segs)) -lt 40 ]
+}
 
-pair_xfer "ipv4 exs -> exs, 32 MiB each way" 21001 \
-	"-x -e inet -n 33554432" "-x -a $peer4 -e inet -n 33554432"
-pair_xfer "ipv6 exs -> exs, 8 MiB each way" 21002 \
-	"-6 -x -e inet6 -n 8388608" "-6 -x -a $peer6 -e inet6 -n 8388608"
-pair_xfer "ipv4 exs -> plain TCP server" 21003 \
+rdma=$(exs_stat ConnectRdma)
+reject=$(exs_stat FallbackPeerReject)
+acc_rdma=$(exs_stat AcceptRdma)
+acc_tcp=$(exs_stat AcceptTcp)
+
+rdma_xfer "ipv4 exs -> exs, 32 MiB each way" 21001 33554432 "-x" "-x -a $peer4"
+rdma_xfer "ipv6 exs -> exs, 8 MiB each way" 21002 8388608 "-6 -x" "-6 -x -a $peer6"
+pair_xfer "ipv4 exs -> plain TCP server falls back" 21003 \
 	"-e inet -n 4000000" "-x -a $peer4 -e inet -n 4000000"
-pair_xfer "ipv6 exs -> plain TCP server" 21004 \
+pair_xfer "ipv6 exs -> plain TCP server falls back" 21004 \
 	"-6 -e inet6 -n 4000000" "-6 -x -a $peer6 -e inet6 -n 4000000"
 pair_xfer "ipv4 plain TCP client -> exs listener" 21005 \
 	"-x -e inet -n 4000000" "-a $peer4 -e inet -n 4000000"
-pair_xfer "ipv4 exs, non-blocking connect, epoll" 21006 \
-	"-x -e inet -m epoll" "-x -N -a $peer4 -e inet -m epoll"
-pair_xfer "ipv4 exs, 64 concurrent connections" 21007 \
-	"-x -e inet -c 64 -n 262144" "-x -a $peer4 -e inet -c 64 -n 262144"
+rdma_xfer "ipv4 exs, non-blocking connect, epoll" 21006 1048576 \
+	"-x -m epoll" "-x -N -a $peer4 -m epoll"
+rdma_xfer "ipv4 exs, poll" 21007 1048576 "-x -m poll" "-x -a $peer4 -m poll"
+rdma_xfer "ipv4 exs, 64 concurrent connections" 21008 262144 \
+	"-x -c 64" "-x -a $peer4 -c 64"
 
 if [ "$host" = a ]; then
-	# 1 + 1 + 1 + 1 + 1 + 64 AF_EXS client sockets
-	exs_check "a: every exs client connect fell back to TCP and was counted" \
-		[ $(($(exs_stat FallbackNoRdma) - fb)) -eq 69 ]
+	exs_check "a: every exs -> exs connect went RDMA and was counted" \
+		[ $(($(exs_stat ConnectRdma) - rdma)) -eq 68 ]
+	exs_check "a: connects to plain TCP servers fell back, reason: peer reject" \
+		[ $(($(exs_stat FallbackPeerReject) - reject)) -eq 2 ]
 else
-	# 1 + 1 + 1 + 1 + 64 AF_EXS accepts
-	exs_check "b: every exs accept handed out plain TCP and was counted" \
-		[ $(($(exs_stat AcceptTcp) - acc)) -eq 68 ]
+	exs_check "b: every exs accept of an exs client was RDMA" \
+		[ $(($(exs_stat AcceptRdma) - acc_rdma)) -eq 68 ]
+	exs_check "b: the plain TCP client got a plain TCP socket" \
+		[ $(($(exs_stat AcceptTcp) - acc_tcp)) -eq 1 ]
 fi
+
+# one listener, an AF_EXS client and a plain TCP client at once
+if [ "$host" = b ]; then
+	acc_rdma=$(exs_stat AcceptRdma)
+	acc_tcp=$(exs_stat AcceptTcp)
+fi
+name="one exs listener serves an RDMA and a TCP client together"
+if [ "$host" = b ]; then
+	pair_xfer "$name" 21009 "-x -c 2 -n 1000000"
+else
+	await_ready "$name" || exs_fail "$name" "server never ready"
+	exs_bg exs_connect -p 21009 -a $peer4 -e inet -n 1000000
+	exs_run "$name: the AF_EXS client" \
+		exs_connect -p 21009 -x -a $peer4 -e exs -n 1000000
+	exs_check "$name: the plain TCP client" wait "${EXS_PIDS[-1]}"
+fi
+if [ "$host" = b ]; then
+	exs_check "b: one accept was RDMA, one TCP" \
+		[ $(($(exs_stat AcceptRdma) - acc_rdma)) -eq 1 ] &&
+		[ $(($(exs_stat AcceptTcp) - acc_tcp)) -eq 1 ]
+fi
+
+fallbacks() {
+	awk '$1 ~ /^Fallback/ { n += $2 } END { print n + 0 }' /proc/net/exs_stat
+}
 
 # unmodified_run NAME "SERVER CMD" "CLIENT CMD": both under exs-run
 unmodified_run() {
 	local name=$1 server=$2 client=$3 port=$4
 	if [ "$host" = b ]; then
-		acc=$(exs_stat AcceptTcp)
+		acc=$(exs_stat AcceptRdma)
 		exs_bg exs-run bash -c "$server" > "$EXS_TMP/$port.log" 2>&1
 		exs_wait_listen "$port" 30
 		ready "$name"
 		await_done "$name"
-		exs_check "$name: the server's listener was AF_EXS" \
-			[ $(($(exs_stat AcceptTcp) - acc)) -ge 1 ]
+		exs_check "$name: the server accepted over RDMA" \
+			[ $(($(exs_stat AcceptRdma) - acc)) -ge 1 ]
 		kill "${EXS_PIDS[-1]}" 2>/dev/null
 	else
-		fb=$(exs_stat FallbackNoRdma)
+		local rdma fb pkts
+		rdma=$(exs_stat ConnectRdma)
+		fb=$(fallbacks)
+		pkts=$(exs_rdma_pkts)
 		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
 		exs_run "$name" exs-run bash -c "$client"
 		done_ "$name"
-		exs_check "$name: the client's sockets were AF_EXS, merged into TCP" \
-			[ $(($(exs_stat FallbackNoRdma) - fb)) -ge 1 ]
+		exs_check "$name: the client connected over RDMA, never fell back" \
+			[ $(($(exs_stat ConnectRdma) - rdma)) -ge 1 ] &&
+			[ "$(fallbacks)" -eq "$fb" ] &&
+			[ $(($(exs_rdma_pkts) - pkts)) -ge 100 ]
 	fi
 }
 
@@ -106,6 +153,14 @@ if command -v iperf3 >/dev/null; then
 sys.exit(0 if d[\"end\"][\"sum_received\"][\"bytes\"] > 0 else 1)'" 5201
 else
 	exs_skip "iperf3 under exs-run" "iperf3 not installed"
+fi
+
+if command -v sockperf >/dev/null; then
+	unmodified_run "sockperf ping-pong under exs-run" "sockperf sr --tcp -p 11111" \
+		"sockperf pp --tcp -i $peer4 -p 11111 -t 2 -m 64 > $EXS_TMP/sockperf.log &&
+		 grep -q 'Summary: Latency' $EXS_TMP/sockperf.log" 11111
+else
+	exs_skip "sockperf ping-pong under exs-run" "sockperf not installed"
 fi
 
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then

@@ -21,21 +21,24 @@ if ! insmod "$ko"; then
 	exs_tap_end
 	exit $KSFT_FAIL
 fi
-results=/sys/kernel/debug/kunit/af_exs/results
-if [ ! -r "$results" ]; then
-	exs_fail "the af_exs suite ran" "no $results"
-else
+for suite in af_exs af_exs_ring af_exs_wire; do
+	results=/sys/kernel/debug/kunit/$suite/results
+	if [ ! -r "$results" ]; then
+		exs_fail "the $suite suite ran" "no $results"
+		continue
+	fi
+	n=$EXS_NTEST
 	while read -r line; do
 		case "$line" in
 		"ok "[0-9]*" "*)
 			set -- $line
-			exs_ok "kunit: $3" ;;
+			exs_ok "kunit: $suite: $3" ;;
 		"not ok "[0-9]*" "*)
 			set -- $line
-			exs_fail "kunit: $4" ;;
+			exs_fail "kunit: $suite: $4" ;;
 		esac
 	done < <(grep -E '^\s+(not )?ok [0-9]+ ' "$results")
-	[ "$EXS_NTEST" -gt 0 ] || exs_fail "the af_exs suite reported cases"
-fi
+	[ "$EXS_NTEST" -gt "$n" ] || exs_fail "the $suite suite reported cases"
+done
 rmmod af_exs_kunit
 exs_tap_end

@@ -82,6 +82,19 @@ exs_stat() {
 		/proc/net/exs_stat 2>/dev/null || echo 0
 }
 
+# exs_tcp_segs: TCP segments this host sent and received so far
+exs_tcp_segs() {
+	awk '$1 == "Tcp:" && $2 ~ /^[0-9]+$/ { print $11 + $12 }' /proc/net/snmp
+}
+
+# exs_rdma_pkts: packets the host's RDMA device sent and received so far
+exs_rdma_pkts() {
+	rdma statistic show link rxe0/1 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++)
+			if ($i == "sent_pkts" || $i == "rcvd_pkts") n += $(i + 1) }
+		     END { print n + 0 }'
+}
+
 # exs_wait_file PATH SECONDS: wait for a file another host writes
 exs_wait_file() {
 	local i

@@ -762,7 +762,10 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 
 	spin_lock(&conn->lock);
-	if (conn->state != EXS_CONN_ESTABLISHED) {
+	/* The peer's READY may beat our own ESTABLISHED event (its RTU is
+	 * still on the way): receives are live from the REP on.
+	 */
+	if (conn->state == EXS_CONN_CLOSED) {
 		spin_unlock(&conn->lock);
 		return;
 	}

@@ -12,24 +12,6 @@
 
 #include "protocol.h"
 
-/* Options that only mean something on the socket carrying the traffic. */
-bool exs_sol_socket_native_only(int optname)
-{
-	switch (optname) {
-	case SO_ATTACH_FILTER:
-	case SO_ATTACH_BPF:
-	case SO_DETACH_FILTER:
-	case SO_LOCK_FILTER:
-	case SO_ATTACH_REUSEPORT_CBPF:
-	case SO_ATTACH_REUSEPORT_EBPF:
-	case SO_DETACH_REUSEPORT_BPF:
-	case SO_ZEROCOPY:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Large enough for every fixed-size SOL_SOCKET option value. */
 #define EXS_SOL_SOCKET_MAX_OPTLEN	64
 

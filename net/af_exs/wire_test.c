@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KUnit: building and validating what crosses the wire (wire.c). */
+#include <kunit/test.h>
+#include <linux/socket.h>
+#include <net/ipv6.h>
+
+#include "ring.h"
+#include "wire.h"
+
+static void exs_wire_test_self(struct exs_wire_peer *p, int family)
+{
+	memset(p, 0, sizeof(*p));
+	p->family = family;
+	p->sport = htons(40000);
+	p->dport = htons(5001);
+	if (family == AF_INET) {
+		ipv6_addr_set_v4mapped(htonl(0x0a000001), &p->saddr);
+		ipv6_addr_set_v4mapped(htonl(0x0a000002), &p->daddr);
+	} else {
+		p->saddr.s6_addr[0] = 0xfd;
+		p->saddr.s6_addr[15] = 1;
+		p->daddr.s6_addr[0] = 0xfd;
+		p->daddr.s6_addr[15] = 2;
+	}
+	p->ring_addr = 0x1000;
+	p->ring_rkey = 0x42;
+	p->ring_len = EXS_RING_MIN;
+}
+
+static void exs_wire_test_req_roundtrip(struct kunit *test)
+{
+	struct exs_wire_peer self, got;
+	struct exs_wire_req req;
+	int family;
+
+	KUNIT_EXPECT_LE(test, sizeof(req), (size_t)EXS_WIRE_PDATA_MAX);
+	for (family = AF_INET; family <= AF_INET6; family += AF_INET6 - AF_INET) {
+		exs_wire_test_self(&self, family);
+		exs_wire_build_req(&req, &self);
+		KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&req, sizeof(req),
+							 &got), 0);
+		KUNIT_EXPECT_EQ(test, got.family, self.family);
+		KUNIT_EXPECT_EQ(test, got.sport, self.sport);
+		KUNIT_EXPECT_EQ(test, got.dport, self.dport);
+		KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&got.saddr, &self.saddr));
+		KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&got.daddr, &self.daddr));
+		KUNIT_EXPECT_EQ(test, got.ring_addr, self.ring_addr);
+		KUNIT_EXPECT_EQ(test, got.ring_rkey, self.ring_rkey);
+		KUNIT_EXPECT_EQ(test, got.ring_len, self.ring_len);
+		/* rdma_cm pads private data: longer is fine */
+		KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, 56, &got), 0);
+	}
+}
+
+static void exs_wire_test_req_bad(struct kunit *test)
+{
+	struct exs_wire_peer self, got;
+	struct exs_wire_req req;
+
+	exs_wire_test_self(&self, AF_INET);
+	exs_wire_build_req(&req, &self);
+
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(NULL, 0, &got), -EPROTO);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, 0, &got), -EPROTO);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req) - 1, &got),
+			-EPROTO);
+
+	req.version = EXS_WIRE_VERSION + 1;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTONOSUPPORT);
+	/* another version is told apart even from a short message */
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, 1, &got),
+			-EPROTONOSUPPORT);
+	req.version = EXS_WIRE_VERSION;
+
+	req.family = 5;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTO);
+	/* an IPv4 request must carry IPv4-mapped addresses, IPv6 must not */
+	req.family = EXS_WIRE_INET6;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTO);
+	req.family = EXS_WIRE_INET;
+
+	req.sport = 0;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTO);
+	req.sport = htons(1);
+
+	req.reserved = htons(1);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTO);
+	req.reserved = 0;
+
+	/* ring sizes: not a power of two, too small, too large, zero */
+	req.ring_len = cpu_to_be32(EXS_RING_MIN + 4096);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTO);
+	req.ring_len = cpu_to_be32(EXS_RING_MIN / 2);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTO);
+	req.ring_len = cpu_to_be32(EXS_RING_MAX * 2);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTO);
+	req.ring_len = 0;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTO);
+}
+
+static void exs_wire_test_rep_rej(struct kunit *test)
+{
+	struct exs_wire_peer got = {};
+	struct exs_wire_rep rep;
+
+	exs_wire_build_rep(&rep, 0x2000, 7, EXS_RING_MAX);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &got), 0);
+	KUNIT_EXPECT_EQ(test, got.ring_addr, 0x2000ULL);
+	KUNIT_EXPECT_EQ(test, got.ring_rkey, 7U);
+	KUNIT_EXPECT_EQ(test, got.ring_len, EXS_RING_MAX);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep) - 1, &got),
+			-EPROTO);
+	rep.version = 9;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &got),
+			-EPROTONOSUPPORT);
+
+	/* a reject sent as a REP is not a REP */
+	exs_wire_build_rej(&rep, EXS_WIRE_REJ_BACKLOG);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &got),
+			-EPROTO);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_rej(&rep, sizeof(rep), &got), 0);
+	KUNIT_EXPECT_EQ(test, got.reject, EXS_WIRE_REJ_BACKLOG);
+
+	exs_wire_build_rej(&rep, EXS_WIRE_REJ_VERSION);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_rej(&rep, sizeof(rep), &got), 0);
+	KUNIT_EXPECT_EQ(test, got.reject, EXS_WIRE_REJ_VERSION);
+
+	/* the CM's own reject (nothing listens) carries zeros or nothing */
+	memset(&rep, 0, sizeof(rep));
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_rej(&rep, sizeof(rep), &got), 0);
+	KUNIT_EXPECT_EQ(test, got.reject, EXS_WIRE_REJ_NO_LISTENER);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_rej(NULL, 0, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.reject, EXS_WIRE_REJ_NO_LISTENER);
+
+	/* unknown reason */
+	exs_wire_build_rej(&rep, EXS_WIRE_REJ_NOMEM);
+	rep.reason = 200;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rej(&rep, sizeof(rep), &got),
+			-EPROTO);
+}
+
+static void exs_wire_test_msg(struct kunit *test)
+{
+	struct exs_wire_msg msg = { .type = EXS_MSG_CREDIT,
+				    .cursor = cpu_to_be32(1234) };
+	enum exs_wire_msg_type type;
+	u32 cursor;
+
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_CREDIT);
+	KUNIT_EXPECT_EQ(test, cursor, 1234U);
+
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg) - 1, &type,
+						 &cursor), -EPROTO);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg) + 1, &type,
+						 &cursor), -EPROTO);
+	msg.type = 0;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), -EPROTO);
+	msg.type = __EXS_MSG_MAX;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), -EPROTO);
+	msg.type = EXS_MSG_FIN;
+	msg.flags = 1;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), -EPROTO);
+}
+
+static struct kunit_case exs_wire_test_cases[] = {
+	KUNIT_CASE(exs_wire_test_req_roundtrip),
+	KUNIT_CASE(exs_wire_test_req_bad),
+	KUNIT_CASE(exs_wire_test_rep_rej),
+	KUNIT_CASE(exs_wire_test_msg),
+	{}
+};
+
+static struct kunit_suite exs_wire_test_suite = {
+	.name = "af_exs_wire",
+	.test_cases = exs_wire_test_cases,
+};
+
+kunit_test_suite(exs_wire_test_suite);
