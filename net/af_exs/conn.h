@@ -33,7 +33,7 @@ struct exs_dev {
 	struct ib_pd		*pd;
 	refcount_t		ref;		/* conns + 1 while registered */
 	struct completion	released;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* conns, dying */
 	struct list_head	conns;
 	bool			dying;
 };
@@ -65,7 +65,7 @@ struct exs_listener {
 	struct rdma_cm_id	*id;
 	struct exs_sock		*owner;		/* NULL once closed */
 	struct net		*net;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* queue, qlen, owner */
 	struct list_head	queue;		/* established, not accepted */
 	unsigned int		qlen;		/* queued and still connecting */
 	int			family;		/* of the native listener */
@@ -90,7 +90,7 @@ struct exs_rx_slot {
 struct exs_conn {
 	struct exs_cm_ctx	ctx;
 	refcount_t		ref;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* see above */
 	struct net		*net;
 	struct exs_dev		*dev;
 	struct rdma_cm_id	*id;

@@ -22,19 +22,42 @@
 #include "ring.h"
 
 /* Sleep on the native socket's wait queue (the one poll uses) until
- * @cond or the timeout; the socket lock is dropped while asleep.
+ * @done, a signal or the timeout; the socket lock is dropped while asleep.
+ * @done is checked once the waiter is queued, so no wakeup is lost.
  */
-#define exs_wait(exs, timeo, cond) ({					\
-	DEFINE_WAIT_FUNC(__wait, woken_wake_function);			\
-	struct sock *__nsk = (exs)->native->sk;				\
-	add_wait_queue(sk_sleep(__nsk), &__wait);			\
-	while (!(cond) && (timeo) && !signal_pending(current)) {	\
-		release_sock(&(exs)->sk);				\
-		(timeo) = wait_woken(&__wait, TASK_INTERRUPTIBLE, (timeo)); \
-		lock_sock(&(exs)->sk);					\
-	}								\
-	remove_wait_queue(sk_sleep(__nsk), &__wait);			\
-})
+static long exs_wait(struct exs_sock *exs, long timeo,
+		     bool (*done)(struct exs_sock *exs, u32 arg), u32 arg)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *nsk = exs->native->sk;
+
+	add_wait_queue(sk_sleep(nsk), &wait);
+	while (!done(exs, arg) && timeo && !signal_pending(current)) {
+		release_sock(&exs->sk);
+		timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
+		lock_sock(&exs->sk);
+	}
+	remove_wait_queue(sk_sleep(nsk), &wait);
+	return timeo;
+}
+
+static bool exs_tx_ready(struct exs_sock *exs, u32 unused)
+{
+	struct exs_conn *conn = exs->conn;
+
+	return READ_ONCE(conn->state) != EXS_CONN_ESTABLISHED ||
+	       (READ_ONCE(conn->peer_ready) && exs_conn_tx_free(conn));
+}
+
+/* @prod: the producer cursor the reader last saw */
+static bool exs_rx_ready(struct exs_sock *exs, u32 prod)
+{
+	struct exs_conn *conn = exs->conn;
+
+	return READ_ONCE(conn->rprod) != prod || READ_ONCE(conn->fin_rcvd) ||
+	       READ_ONCE(conn->state) == EXS_CONN_CLOSED ||
+	       (exs->sk.sk_shutdown & RCV_SHUTDOWN);
+}
 
 /* TCP_NODELAY and TCP_CORK live on the native socket, where setsockopt
  * put them.
@@ -117,10 +140,7 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 				err = sock_intr_errno(timeo);
 				break;
 			}
-			exs_wait(exs, timeo,
-				 READ_ONCE(conn->state) != EXS_CONN_ESTABLISHED ||
-				 (READ_ONCE(conn->peer_ready) &&
-				  exs_conn_tx_free(conn)));
+			timeo = exs_wait(exs, timeo, exs_tx_ready, 0);
 			continue;
 		}
 
@@ -131,8 +151,8 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 
 		spin_lock_bh(&conn->lock);
 		conn->tcopied += n;
-		exs_tx_flags(exs, conn, msg_data_left(msg) ||
-					(flags & MSG_MORE));
+		exs_tx_flags(exs, conn,
+			     msg_data_left(msg) || (flags & MSG_MORE));
 		exs_conn_tx_push(conn);
 		spin_unlock_bh(&conn->lock);
 		copied += n;
@@ -223,11 +243,7 @@ int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
 			err = sock_intr_errno(timeo);
 			break;
 		}
-		exs_wait(exs, timeo,
-			 READ_ONCE(conn->rprod) != prod ||
-			 READ_ONCE(conn->fin_rcvd) ||
-			 READ_ONCE(conn->state) == EXS_CONN_CLOSED ||
-			 (sk->sk_shutdown & RCV_SHUTDOWN));
+		timeo = exs_wait(exs, timeo, exs_rx_ready, prod);
 	}
 	release_sock(sk);
 	return copied ? copied : err;
@@ -315,6 +331,7 @@ int exs_rdma_getname(struct exs_sock *exs, struct sockaddr *addr, int peer)
 	struct exs_conn *conn = exs->conn;
 	const struct in6_addr *a = peer ? &conn->self.daddr : &conn->self.saddr;
 	__be16 port = peer ? conn->self.dport : conn->self.sport;
+	struct sockaddr_in6 *sin6;
 
 	if (exs->native->sk->sk_family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)addr;
@@ -324,15 +341,13 @@ int exs_rdma_getname(struct exs_sock *exs, struct sockaddr *addr, int peer)
 		sin->sin_port = port;
 		sin->sin_addr.s_addr = a->s6_addr32[3];
 		return sizeof(*sin);
-	} else {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)addr;
-
-		memset(sin6, 0, sizeof(*sin6));
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = port;
-		sin6->sin6_addr = *a;
-		return sizeof(*sin6);
 	}
+	sin6 = (struct sockaddr_in6 *)addr;
+	memset(sin6, 0, sizeof(*sin6));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = port;
+	sin6->sin6_addr = *a;
+	return sizeof(*sin6);
 }
 
 /* close(): the connection finishes sending in the background. */

@@ -20,7 +20,7 @@ struct exs_net {
 	struct exs_mib __percpu	*mib;
 	struct exs_settings	cfg;
 	struct ctl_table_header	*sysctl;
-	spinlock_t		neg_lock;
+	spinlock_t		neg_lock;	/* the negative cache */
 	unsigned int		neg_count;
 	DECLARE_HASHTABLE(neg, 6);
 };
