@@ -188,4 +188,17 @@ else
 	exs_skip "python http.server and curl under exs-run" "curl not installed"
 fi
 
-exs_tap_end
+# The socket API of AF_EXS over RDMA against TCP's, case by case: host a
+# talks to itself over its RDMA address (Soft-RoCE loops it back), so every
+# AF_EXS to AF_EXS pair in exs_sockapi is an RDMA connection (-R asserts
+# that), and each answer must be TCP's.
+api=0
+if [ "$host" = a ]; then
+	ip link add exs-blackhole type dummy 2>/dev/null
+	ip addr add 192.0.2.1/24 dev exs-blackhole 2>/dev/null
+	ip link set exs-blackhole up
+	echo "# exs_sockapi over RDMA (10.0.0.1, fd00::1)"
+	exs_sockapi -4 10.0.0.1 -6 fd00::1 -R || api=1
+fi
+
+exs_tap_end && [ "$api" = 0 ]

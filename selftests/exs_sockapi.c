@@ -6,7 +6,12 @@
  * and must give the same answer (return value, errno and whatever the case
  * measures), since an AF_EXS socket is TCP's stand-in.  Cases that are
  * AF_EXS's own (family, merge, SOL_EXS) assert their expected values.
- * Everything runs on loopback inside one host.  Output is TAP.
+ * Everything runs inside one host: on loopback, where AF_EXS has no RDMA
+ * device and every connection merges into TCP, or with -4 ADDR -6 ADDR on
+ * the host's RDMA addresses, where AF_EXS to AF_EXS goes over RDMA (-R
+ * then also asserts that it did).  Output is TAP.
+ *
+ *   exs_sockapi [-4 ADDR -6 ADDR -R]
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -57,6 +62,11 @@ static int sock_of(bool exs, int af, int type)
 	return socket(af, type, IPPROTO_TCP);
 }
 
+/* the addresses every case uses; loopback unless -4/-6 say otherwise */
+static struct in_addr addr4 = { .s_addr = 0x0100007f };	/* 127.0.0.1 */
+static struct in6_addr addr6 = IN6ADDR_LOOPBACK_INIT;
+static bool expect_rdma;	/* -R: AF_EXS pairs must not merge */
+
 static socklen_t loopback(int af, int port, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
@@ -64,14 +74,14 @@ static socklen_t loopback(int af, int port, struct sockaddr_storage *ss)
 		struct sockaddr_in6 *s6 = (void *)ss;
 
 		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = in6addr_loopback;
+		s6->sin6_addr = addr6;
 		s6->sin6_port = htons(port);
 		return sizeof(*s6);
 	}
 	struct sockaddr_in *s4 = (void *)ss;
 
 	s4->sin_family = AF_INET;
-	s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s4->sin_addr = addr4;
 	s4->sin_port = htons(port);
 	return sizeof(*s4);
 }
@@ -624,6 +634,7 @@ static struct res c_connect_signal(bool exs, int af)
 	sigaction(SIGALRM, &sa, NULL);
 	ualarm(200000, 0);
 	r = R(connect(fd, (void *)&sin, sizeof(sin)), 0);
+	ualarm(0, 0);	/* a connect that failed early leaves it pending */
 	close(fd);
 	signal(SIGALRM, SIG_DFL);
 	return r;
@@ -715,6 +726,28 @@ static void run_compare(const struct cmp_case *c, int af)
 
 /* ---- AF_EXS's own cases ------------------------------------------------ */
 
+/* AF_EXS to AF_EXS over RDMA: both ends stay AF_EXS and say RDMA. */
+static void own_rdma_cases(const char *v, int c, int a, int af)
+{
+	struct exs_info ci, ai;
+	socklen_t len = sizeof(ci);
+	char name[128];
+	int cr, ar;
+
+	snprintf(name, sizeof(name), "%s: connected AF_EXS socket stays AF_EXS (RDMA)", v);
+	tap_report(domain_of(c) == exs_af, name, "SO_DOMAIN %d", domain_of(c));
+	snprintf(name, sizeof(name), "%s: accepted socket stays AF_EXS (RDMA)", v);
+	tap_report(domain_of(a) == exs_af, name, "SO_DOMAIN %d", domain_of(a));
+	cr = getsockopt(c, SOL_EXS, EXS_INFO, &ci, &len);
+	len = sizeof(ai);
+	ar = getsockopt(a, SOL_EXS, EXS_INFO, &ai, &len);
+	snprintf(name, sizeof(name), "%s: EXS_INFO says RDMA on both ends", v);
+	tap_report(!cr && !ar && ci.exsi_transport == EXS_TRANSPORT_RDMA &&
+		   ai.exsi_transport == EXS_TRANSPORT_RDMA &&
+		   ai.exsi_native_family == (unsigned int)af, name,
+		   "client %u, server %u", ci.exsi_transport, ai.exsi_transport);
+}
+
 static void own_cases(int af)
 {
 	const char *v = af == AF_INET6 ? "ipv6" : "ipv4";
@@ -748,6 +781,13 @@ static void own_cases(int af)
 	c = socket(exs_af, SOCK_STREAM, pf);
 	connect_to(c, af, port);
 	a = accept(l, NULL, NULL);
+	if (expect_rdma) {
+		own_rdma_cases(v, c, a, af);
+		close(a);
+		close(c);
+		close(l);
+		return;
+	}
 	snprintf(name, sizeof(name), "%s: connected AF_EXS socket merged into TCP", v);
 	tap_report(domain_of(c) == af, name, "SO_DOMAIN %d", domain_of(c));
 	snprintf(name, sizeof(name), "%s: accepted socket is plain TCP", v);
@@ -789,10 +829,29 @@ static void creation_cases(void)
 		close(fd);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	size_t i;
+	int o;
 
+	while ((o = getopt(argc, argv, "4:6:R")) != -1) {
+		switch (o) {
+		case '4':
+			if (inet_pton(AF_INET, optarg, &addr4) != 1)
+				return 2;
+			break;
+		case '6':
+			if (inet_pton(AF_INET6, optarg, &addr6) != 1)
+				return 2;
+			break;
+		case 'R':
+			expect_rdma = true;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-4 ADDR -6 ADDR -R]\n", argv[0]);
+			return 2;
+		}
+	}
 	exs_af = tap_begin(240);
 
 	creation_cases();

@@ -308,7 +308,7 @@ void exs_rdma_unlisten(struct exs_sock *exs)
 		list_del_init(&conn->accept_node);
 		conn->lsn = NULL;
 		exs_conn_abort(conn, -ECONNRESET, false);
-		exs_conn_orphan(conn);
+		exs_conn_orphan(conn, true);
 		exs_listener_put(lsn);
 	}
 	/* children still connecting see owner == NULL when they finish,

@@ -268,6 +268,39 @@ static struct exs_tx_slot *exs_tx_slot_get(struct exs_conn *conn)
 	return slot;
 }
 
+/* End the connection now with @err: the socket sees it at once, the
+ * resources go in process context.  Called under conn->lock.
+ */
+static void __exs_conn_abort(struct exs_conn *conn, int err,
+			     bool protocol_error)
+{
+	lockdep_assert_held(&conn->lock);
+	if (protocol_error)
+		EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
+	if (conn->state != EXS_CONN_CLOSED) {
+		bool connecting = conn->state == EXS_CONN_CONNECTING;
+
+		conn->state = EXS_CONN_CLOSED;
+		if (!conn->err)
+			conn->err = err;
+		if (connecting && conn->on_connect)
+			conn->on_connect(conn);
+		exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
+				    EPOLLRDHUP);
+	}
+	queue_work(exs_wq, &conn->hw_work);
+}
+
+/* The same, from any context without conn->lock. */
+void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	__exs_conn_abort(conn, err, protocol_error);
+	spin_unlock_irqrestore(&conn->lock, flags);
+}
+
 /* Sends are posted under conn->lock, so a failed post can give back the
  * slot it just took.
  */
@@ -277,7 +310,7 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 
 	if (err) {
 		conn->sq_head--;
-		exs_conn_abort(conn, -ECONNRESET, false);
+		__exs_conn_abort(conn, -ECONNRESET, false);
 	}
 	return err;
 }
@@ -469,7 +502,7 @@ void exs_conn_established(struct exs_conn *conn)
 	if (exs_post_send(conn, &reg.wr))
 		goto out;
 	if (exs_conn_send_ctrl(conn, EXS_MSG_READY, 0)) {
-		exs_conn_abort(conn, -ECONNRESET, false);
+		__exs_conn_abort(conn, -ECONNRESET, false);
 		goto out;
 	}
 	conn->ready_sent = true;
@@ -484,31 +517,6 @@ static bool exs_conn_orphan_done(const struct exs_conn *conn)
 	       (conn->fin_sent && conn->sq_head == conn->sq_tail);
 }
 
-/* End the connection now with @err; the socket sees it at once, the
- * resources go in process context.  Callable in any context.
- */
-void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&conn->lock, flags);
-	if (protocol_error)
-		EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
-	if (conn->state != EXS_CONN_CLOSED) {
-		bool connecting = conn->state == EXS_CONN_CONNECTING;
-
-		conn->state = EXS_CONN_CLOSED;
-		if (!conn->err)
-			conn->err = err;
-		if (connecting && conn->on_connect)
-			conn->on_connect(conn);
-		exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
-				    EPOLLRDHUP);
-	}
-	spin_unlock_irqrestore(&conn->lock, flags);
-	queue_work(exs_wq, &conn->hw_work);
-}
-
 /* rdma_cm says the peer disconnected (or died): flush what is still in
  * the completion queues first; the teardown then decides between EOF
  * (the peer's FIN came) and a reset.
@@ -519,9 +527,11 @@ void exs_conn_disconnected(struct exs_conn *conn)
 }
 
 /* The socket is closed.  Its reference moves to the teardown, which runs
- * once the remaining bytes and the FIN left (or the timeout hit).
+ * once the remaining bytes and the FIN left (or the timeout hit); with
+ * @reset (SO_LINGER 0), or with unread data, at once: the peer sees a
+ * reset, as on TCP.
  */
-void exs_conn_orphan(struct exs_conn *conn)
+void exs_conn_orphan(struct exs_conn *conn, bool reset)
 {
 	bool done, released;
 
@@ -531,8 +541,7 @@ void exs_conn_orphan(struct exs_conn *conn)
 	conn->on_connect = NULL;
 	conn->hold = false;
 	if (conn->state == EXS_CONN_ESTABLISHED) {
-		if (conn->rprod != conn->rcons) {
-			/* unread data: the peer sees a reset, as on TCP */
+		if (reset || conn->rprod != conn->rcons) {
 			conn->state = EXS_CONN_CLOSED;
 			conn->err = -ECONNRESET;
 		} else {

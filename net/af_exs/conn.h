@@ -168,7 +168,7 @@ int exs_conn_set_peer_ring(struct exs_conn *conn,
 void exs_conn_established(struct exs_conn *conn);
 void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
 void exs_conn_disconnected(struct exs_conn *conn);
-void exs_conn_orphan(struct exs_conn *conn);
+void exs_conn_orphan(struct exs_conn *conn, bool reset);
 void exs_conn_put(struct exs_conn *conn);
 void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);

@@ -306,7 +306,7 @@ static void exs_connect_settle(struct exs_sock *exs)
 	}
 
 	exs->conn = NULL;
-	exs_conn_orphan(conn);
+	exs_conn_orphan(conn, true);
 	if (!reason)
 		reason = EXS_FALLBACK_TIMEOUT;
 	if (reason == EXS_FALLBACK_PEER_REJECT ||
@@ -449,7 +449,7 @@ __poll_t exs_connect_poll(struct exs_sock *exs)
 void exs_connect_cancel(struct exs_sock *exs)
 {
 	if (exs->cstate == EXS_CS_CONNECTING && exs->conn) {
-		exs_conn_orphan(exs->conn);
+		exs_conn_orphan(exs->conn, true);
 		exs->conn = NULL;
 	}
 }

@@ -356,5 +356,6 @@ void exs_rdma_release(struct exs_sock *exs)
 	struct exs_conn *conn = exs->conn;
 
 	exs->conn = NULL;
-	exs_conn_orphan(conn);
+	exs_conn_orphan(conn, sock_flag(&exs->sk, SOCK_LINGER) &&
+			      !exs->sk.sk_lingertime);
 }

@@ -207,7 +207,7 @@ static int exs_accept_common(struct socket *sock, struct socket *newsock,
 						    arg->kern);
 			if (err) {
 				exs_conn_abort(conn, -ECONNRESET, false);
-				exs_conn_orphan(conn);
+				exs_conn_orphan(conn, true);
 			}
 			break;
 		}
