@@ -43,7 +43,7 @@ enum exs_transport {
 /* Why a connection fell back to TCP; each has its own counter. */
 enum exs_fallback_reason {
 	EXS_FALLBACK_NONE,
-	EXS_FALLBACK_NO_RDMA,		/* this module has no RDMA data path */
+	EXS_FALLBACK_NO_RDMA,		/* the peer came over TCP (accepted child) */
 	EXS_FALLBACK_NO_DEVICE,		/* no local RDMA device reaches the peer */
 	EXS_FALLBACK_PEER_REJECT,	/* nothing listens with AF_EXS there */
 	EXS_FALLBACK_TIMEOUT,
