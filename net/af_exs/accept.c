@@ -32,21 +32,6 @@ static void exs_listener_put(struct exs_listener *lsn)
 		kfree(lsn);
 }
 
-static void exs_listener_wake(struct exs_listener *lsn)
-{
-	struct exs_sock *exs = lsn->owner;
-	struct socket_wq *wq;
-
-	if (!exs)
-		return;
-	rcu_read_lock();
-	wq = rcu_dereference(exs->native->sk->sk_wq);
-	if (skwq_has_sleeper(wq))
-		wake_up_interruptible_poll(&wq->wait, EPOLLIN | EPOLLRDNORM);
-	rcu_read_unlock();
-	sk_wake_async(&exs->sk, SOCK_WAKE_IO, POLL_IN);
-}
-
 /* A child's connection ended (ESTABLISHED or failed); under conn->lock. */
 static void exs_child_event(struct exs_conn *conn)
 {
@@ -56,7 +41,7 @@ static void exs_child_event(struct exs_conn *conn)
 	spin_lock(&lsn->lock);
 	if (conn->state == EXS_CONN_ESTABLISHED && lsn->owner) {
 		list_add_tail(&conn->accept_node, &lsn->queue);
-		exs_listener_wake(lsn);
+		exs_wake(lsn->owner, EPOLLIN | EPOLLRDNORM);
 		queued = true;
 	} else {
 		lsn->qlen--;
@@ -209,18 +194,13 @@ static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ESTABLISHED:
 		exs_conn_established(conn);
 		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-		exs_conn_disconnected(conn);
-		break;
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		exs_conn_abort(conn, -ENETDOWN, false);
-		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
 		exs_conn_abort(conn, -ECONNRESET, false);
 		break;
 	default:
+		exs_conn_cm_event(conn, ev->event);
 		break;
 	}
 	return 0;

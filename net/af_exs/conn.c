@@ -27,21 +27,16 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 static void exs_conn_hw_work(struct work_struct *work);
 static void exs_conn_timeout_work(struct work_struct *work);
 
-/* Wake whoever waits on the socket: its native socket's wait queue is the
- * one poll and epoll registered on (socket.c), and SIGIO goes through the
- * AF_EXS socket that owns the file.  Called under conn->lock.
+/* Wake whoever waits on an AF_EXS socket: its native socket's wait queue
+ * is the one poll and epoll registered on (socket.c), and SIGIO goes
+ * through the AF_EXS socket that owns the file.
  */
-void exs_conn_wake(struct exs_conn *conn, __poll_t mask)
+void exs_wake(struct exs_sock *exs, __poll_t mask)
 {
-	struct exs_sock *exs = conn->owner;
 	struct socket_wq *wq;
-	struct sock *nsk;
 
-	if (!exs)
-		return;
-	nsk = exs->native->sk;
 	rcu_read_lock();
-	wq = rcu_dereference(nsk->sk_wq);
+	wq = rcu_dereference(exs->native->sk->sk_wq);
 	if (skwq_has_sleeper(wq))
 		wake_up_interruptible_poll(&wq->wait, mask);
 	rcu_read_unlock();
@@ -49,6 +44,31 @@ void exs_conn_wake(struct exs_conn *conn, __poll_t mask)
 		sk_wake_async(&exs->sk, SOCK_WAKE_WAITD, POLL_IN);
 	if (mask & EPOLLOUT)
 		sk_wake_async(&exs->sk, SOCK_WAKE_SPACE, POLL_OUT);
+}
+
+/* Called under conn->lock, which keeps the owner from going away. */
+void exs_conn_wake(struct exs_conn *conn, __poll_t mask)
+{
+	if (conn->owner)
+		exs_wake(conn->owner, mask);
+}
+
+/* rdma_cm events of an established connection, active or passive. */
+void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
+{
+	switch (event) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+		/* flush the CQs first: the teardown then tells EOF (the
+		 * peer's FIN came) from a reset
+		 */
+		queue_work(exs_wq, &conn->hw_work);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		exs_conn_abort(conn, -ENETDOWN, false);
+		break;
+	default:
+		break;
+	}
 }
 
 struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
@@ -515,15 +535,6 @@ static bool exs_conn_orphan_done(const struct exs_conn *conn)
 {
 	return conn->state != EXS_CONN_ESTABLISHED ||
 	       (conn->fin_sent && conn->sq_head == conn->sq_tail);
-}
-
-/* rdma_cm says the peer disconnected (or died): flush what is still in
- * the completion queues first; the teardown then decides between EOF
- * (the peer's FIN came) and a reset.
- */
-void exs_conn_disconnected(struct exs_conn *conn)
-{
-	queue_work(exs_wq, &conn->hw_work);
 }
 
 /* The socket is closed.  Its reference moves to the teardown, which runs

@@ -51,6 +51,7 @@ enum exs_tx_kind {
 };
 
 struct exs_conn;
+struct exs_sock;
 
 /* First member of every rdma_cm_id context: a listener's children start
  * with the listener's context and are switched to their connection's.
@@ -167,11 +168,12 @@ int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
 void exs_conn_established(struct exs_conn *conn);
 void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
-void exs_conn_disconnected(struct exs_conn *conn);
+void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
 void exs_conn_orphan(struct exs_conn *conn, bool reset);
 void exs_conn_put(struct exs_conn *conn);
 void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
+void exs_wake(struct exs_sock *exs, __poll_t mask);
 void exs_conn_tx_push(struct exs_conn *conn);
 void exs_conn_credit(struct exs_conn *conn);
 u32 exs_conn_tx_free(const struct exs_conn *conn);

@@ -167,13 +167,8 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 		exs_connect_fail(conn, EXS_FALLBACK_TIMEOUT);
 		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-		exs_conn_disconnected(conn);
-		break;
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		exs_conn_abort(conn, -ENETDOWN, false);
-		break;
 	default:
+		exs_conn_cm_event(conn, ev->event);
 		break;
 	}
 	return 0;

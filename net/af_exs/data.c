@@ -24,21 +24,26 @@
 /* Sleep on the native socket's wait queue (the one poll uses) until
  * @done, a signal or the timeout; the socket lock is dropped while asleep.
  * @done is checked once the waiter is queued, so no wakeup is lost.
+ * -EAGAIN when there is no time to wait, -EINTR/-ERESTARTSYS on a signal.
  */
-static long exs_wait(struct exs_sock *exs, long timeo,
-		     bool (*done)(struct exs_sock *exs, u32 arg), u32 arg)
+static int exs_wait(struct exs_sock *exs, long *timeo,
+		    bool (*done)(struct exs_sock *exs, u32 arg), u32 arg)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *nsk = exs->native->sk;
 
+	if (!*timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
 	add_wait_queue(sk_sleep(nsk), &wait);
-	while (!done(exs, arg) && timeo && !signal_pending(current)) {
+	while (!done(exs, arg) && *timeo && !signal_pending(current)) {
 		release_sock(&exs->sk);
-		timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
+		*timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, *timeo);
 		lock_sock(&exs->sk);
 	}
 	remove_wait_queue(sk_sleep(nsk), &wait);
-	return timeo;
+	return 0;
 }
 
 static bool exs_tx_ready(struct exs_sock *exs, u32 unused)
@@ -81,18 +86,23 @@ void exs_rdma_push(struct exs_sock *exs)
 	spin_unlock_bh(&conn->lock);
 }
 
-static int exs_copy_in(struct exs_conn *conn, u32 cursor, u32 len,
-		       struct msghdr *msg)
+/* Copy @len bytes between the ring at @base and the user's iterator,
+ * starting at @cursor, in two pieces when they wrap.
+ */
+static int exs_ring_copy(void *base, u32 size, u32 cursor, u32 len,
+			 struct iov_iter *iter, bool into_ring)
 {
-	u32 first = exs_ring_contig(conn->tsize, cursor, len);
-	void *base = conn->tbuf;
+	u32 done = 0;
 
-	if (copy_from_iter(base + exs_ring_off(conn->tsize, cursor), first,
-			   &msg->msg_iter) != first)
-		return -EFAULT;
-	if (first < len &&
-	    copy_from_iter(base, len - first, &msg->msg_iter) != len - first)
-		return -EFAULT;
+	while (done < len) {
+		u32 n = exs_ring_contig(size, cursor + done, len - done);
+		void *p = base + exs_ring_off(size, cursor + done);
+
+		if ((into_ring ? copy_from_iter(p, n, iter) :
+				 copy_to_iter(p, n, iter)) != n)
+			return -EFAULT;
+		done += n;
+	}
 	return 0;
 }
 
@@ -132,20 +142,15 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 		spin_unlock_bh(&conn->lock);
 
 		if (!free) {
-			if (!timeo) {
-				err = -EAGAIN;
+			err = exs_wait(exs, &timeo, exs_tx_ready, 0);
+			if (err)
 				break;
-			}
-			if (signal_pending(current)) {
-				err = sock_intr_errno(timeo);
-				break;
-			}
-			timeo = exs_wait(exs, timeo, exs_tx_ready, 0);
 			continue;
 		}
 
 		n = min_t(size_t, free, msg_data_left(msg));
-		err = exs_copy_in(conn, cursor, n, msg);
+		err = exs_ring_copy(conn->tbuf, conn->tsize, cursor, n,
+				    &msg->msg_iter, true);
 		if (err)
 			break;
 
@@ -164,21 +169,6 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 	if (err == -EPIPE && !(flags & MSG_NOSIGNAL))
 		send_sig(SIGPIPE, current, 0);
 	return err;
-}
-
-static int exs_copy_out(struct exs_conn *conn, u32 cursor, u32 len,
-			struct msghdr *msg)
-{
-	u32 first = exs_ring_contig(conn->rsize, cursor, len);
-	void *base = conn->rbuf;
-
-	if (copy_to_iter(base + exs_ring_off(conn->rsize, cursor), first,
-			 &msg->msg_iter) != first)
-		return -EFAULT;
-	if (first < len &&
-	    copy_to_iter(base, len - first, &msg->msg_iter) != len - first)
-		return -EFAULT;
-	return 0;
 }
 
 int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
@@ -213,7 +203,8 @@ int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
 		avail = exs_ring_used(prod, cons);
 		if (avail) {
 			n = min_t(size_t, avail, len - copied);
-			err = exs_copy_out(conn, cons, n, msg);
+			err = exs_ring_copy(conn->rbuf, conn->rsize, cons, n,
+					    &msg->msg_iter, false);
 			if (err)
 				break;
 			if (!peek) {
@@ -235,15 +226,9 @@ int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
 			spin_unlock_bh(&conn->lock);
 			break;
 		}
-		if (!timeo) {
-			err = -EAGAIN;
+		err = exs_wait(exs, &timeo, exs_rx_ready, prod);
+		if (err)
 			break;
-		}
-		if (signal_pending(current)) {
-			err = sock_intr_errno(timeo);
-			break;
-		}
-		timeo = exs_wait(exs, timeo, exs_rx_ready, prod);
 	}
 	release_sock(sk);
 	return copied ? copied : err;
@@ -356,6 +341,6 @@ void exs_rdma_release(struct exs_sock *exs)
 	struct exs_conn *conn = exs->conn;
 
 	exs->conn = NULL;
-	exs_conn_orphan(conn, sock_flag(&exs->sk, SOCK_LINGER) &&
-			      !exs->sk.sk_lingertime);
+	exs_conn_orphan(conn,
+			sock_flag(&exs->sk, SOCK_LINGER) && !exs->sk.sk_lingertime);
 }
