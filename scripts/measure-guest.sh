@@ -43,12 +43,12 @@ bw() {	# bw PORT PRELOAD: receiver Mbit/s of a 5 s iperf3 run, 64 KiB writes
 }
 verbs_lat() {	# verbs_lat PORT SIZE: perftest's average one-way latency, usec
 	sleep 0.5
-	ib_write_lat -R -d rxe0 -p "$1" -s "$2" -n 5000 $peer 2>/dev/null |
+	timeout 120 ib_write_lat -R -d rxe0 -p "$1" -s "$2" -n 5000 $peer 2>/dev/null |
 		awk '$1 == "'"$2"'" { print $6 }' | tail -n 1
 }
 verbs_bw() {	# 64 KiB RDMA writes for 5 s, Mbit/s
 	sleep 0.5
-	ib_write_bw -R -d rxe0 -p 18518 -s 65536 -D 5 $peer 2>/dev/null |
+	timeout 120 ib_write_bw -R -d rxe0 -p 18518 -s 65536 -D 5 $peer 2>/dev/null |
 		awk '$1 == "65536" { print $4 * 8 * 1.048576 }' | tail -n 1
 }
 : > "$share/raw"
