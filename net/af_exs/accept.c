@@ -56,7 +56,7 @@ static void exs_child_event(struct exs_conn *conn)
 		conn->on_connect = NULL;
 		if (conn->state == EXS_CONN_ESTABLISHED) {
 			conn->state = EXS_CONN_CLOSED;
-			queue_work(exs_wq, &conn->hw_work);
+			exs_conn_queue_hw(conn);
 		}
 	}
 }

@@ -61,7 +61,7 @@ void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
 		/* flush the CQs first: the teardown then tells EOF (the
 		 * peer's FIN came) from a reset
 		 */
-		queue_work(exs_wq, &conn->hw_work);
+		exs_conn_queue_hw(conn);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		exs_conn_abort(conn, -ENETDOWN, false);
@@ -288,6 +288,16 @@ static struct exs_tx_slot *exs_tx_slot_get(struct exs_conn *conn)
 	return slot;
 }
 
+/* Queue the teardown with a reference of its own: it may be queued again
+ * while it runs, and it drops the closed socket's reference itself.
+ */
+void exs_conn_queue_hw(struct exs_conn *conn)
+{
+	refcount_inc(&conn->ref);
+	if (!queue_work(exs_wq, &conn->hw_work))
+		refcount_dec(&conn->ref);	/* already queued: never the last */
+}
+
 /* End the connection now with @err: the socket sees it at once, the
  * resources go in process context.  Called under conn->lock.
  */
@@ -308,7 +318,7 @@ static void __exs_conn_abort(struct exs_conn *conn, int err,
 		exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
 				    EPOLLRDHUP);
 	}
-	queue_work(exs_wq, &conn->hw_work);
+	exs_conn_queue_hw(conn);
 }
 
 /* The same, from any context without conn->lock. */
@@ -544,8 +554,6 @@ static bool exs_conn_orphan_done(const struct exs_conn *conn)
  */
 void exs_conn_orphan(struct exs_conn *conn, bool reset)
 {
-	bool done, released;
-
 	spin_lock_bh(&conn->lock);
 	conn->owner = NULL;
 	conn->orphan = true;
@@ -560,16 +568,12 @@ void exs_conn_orphan(struct exs_conn *conn, bool reset)
 			exs_conn_tx_push(conn);
 		}
 	}
-	done = exs_conn_orphan_done(conn);
-	released = conn->hw_released;
-	spin_unlock_bh(&conn->lock);
-
-	if (released)
-		exs_conn_put(conn);
-	else if (done)
-		queue_work(exs_wq, &conn->hw_work);
+	/* armed under the lock, so the teardown's cancel always sees it */
+	if (conn->hw_released || exs_conn_orphan_done(conn))
+		exs_conn_queue_hw(conn);
 	else
 		mod_delayed_work(exs_wq, &conn->timeout_work, 60 * HZ);
+	spin_unlock_bh(&conn->lock);
 }
 
 /* Release everything the device holds for this connection, in process
@@ -638,25 +642,28 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 static void exs_conn_hw_work(struct work_struct *work)
 {
 	struct exs_conn *conn = container_of(work, struct exs_conn, hw_work);
-	bool orphan;
+	bool put_orphan;
 
-	if (conn->torn_down || !conn->id)
-		return;
-	/* after this no rdma_cm handler builds anything on the conn */
-	rdma_lock_handler(conn->id);
-	conn->torn_down = true;
-	rdma_unlock_handler(conn->id);
-	cancel_delayed_work_sync(&conn->timeout_work);
+	if (!conn->torn_down && conn->id) {
+		/* after this no rdma_cm handler builds anything on the conn */
+		rdma_lock_handler(conn->id);
+		conn->torn_down = true;
+		rdma_unlock_handler(conn->id);
+		cancel_delayed_work_sync(&conn->timeout_work);
+		exs_conn_hw_release(conn, true);
+	}
 
-	exs_conn_hw_release(conn, true);
-
-	/* the closed socket's reference: exs_conn_orphan() or here */
+	/* the closed socket's reference, dropped here and only once */
 	spin_lock_bh(&conn->lock);
 	conn->hw_released = true;
-	orphan = conn->orphan;
+	put_orphan = conn->orphan && !conn->orphan_put;
+	conn->orphan_put |= put_orphan;
 	spin_unlock_bh(&conn->lock);
-	if (orphan)
+	if (put_orphan) {
+		cancel_delayed_work_sync(&conn->timeout_work);
 		exs_conn_put(conn);
+	}
+	exs_conn_put(conn);	/* exs_conn_queue_hw()'s */
 }
 
 static void exs_conn_timeout_work(struct work_struct *work)
@@ -677,7 +684,6 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct exs_tx_slot *slot = container_of(wc->wr_cqe,
 						struct exs_tx_slot, cqe);
 	struct exs_conn *conn = slot->conn;
-	bool quiet = false;
 
 	spin_lock(&conn->lock);
 	conn->sq_tail++;
@@ -694,11 +700,9 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (conn->credit_owed)
 		exs_conn_credit(conn);
 	exs_conn_tx_push(conn);
-	if (conn->orphan)
-		quiet = exs_conn_orphan_done(conn);
+	if (conn->orphan && exs_conn_orphan_done(conn))
+		exs_conn_queue_hw(conn);
 	spin_unlock(&conn->lock);
-	if (quiet)
-		queue_work(exs_wq, &conn->hw_work);
 }
 
 /* A control message from the peer; every field checked against our state.

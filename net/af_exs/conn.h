@@ -115,7 +115,8 @@ struct exs_conn {
 	bool			hold;		/* TCP_CORK or MSG_MORE: gather */
 	bool			orphan;		/* the socket is closed */
 	bool			torn_down;	/* handlers must not build more */
-	bool			hw_released;	/* hw_work finished */
+	bool			hw_released;	/* hw_work ran */
+	bool			orphan_put;	/* ...and dropped the socket's ref */
 
 	/* the socket completions wake; NULL once it is closed */
 	struct exs_sock		*owner;
@@ -172,6 +173,7 @@ void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
 void exs_conn_orphan(struct exs_conn *conn, bool reset);
 void exs_conn_put(struct exs_conn *conn);
 void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id);
+void exs_conn_queue_hw(struct exs_conn *conn);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
 void exs_wake(struct exs_sock *exs, __poll_t mask);
 void exs_conn_tx_push(struct exs_conn *conn);
