@@ -104,6 +104,7 @@ struct exs_conn {
 	u8			reason;		/* enum exs_fallback_reason */
 	int			err;		/* errno for the socket, if any */
 	bool			passive;	/* accepted, not connected */
+	bool			transient;	/* refused, but not for good */
 	bool			ready_sent;
 	bool			peer_ready;
 	bool			fin_sent;

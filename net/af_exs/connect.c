@@ -112,15 +112,24 @@ static int exs_connect_established(struct exs_conn *conn,
 	return 0;
 }
 
-static enum exs_fallback_reason exs_reject_reason(const struct rdma_cm_event *ev)
+/* Why the peer refused.  Only a refusal that says the peer has no AF_EXS
+ * there (the CM knows no such service, or another protocol version) may
+ * keep later connects away for a while; a busy or short listener may not.
+ */
+static enum exs_fallback_reason exs_reject_reason(struct exs_conn *conn,
+						  const struct rdma_cm_event *ev)
 {
 	struct exs_wire_peer peer = {};
 
-	/* only a consumer reject carries our private data */
-	if (ev->status != IB_CM_REJ_CONSUMER_DEFINED ||
-	    exs_wire_parse_rej(ev->param.conn.private_data,
+	if (ev->status != IB_CM_REJ_CONSUMER_DEFINED) {
+		conn->transient = ev->status != IB_CM_REJ_INVALID_SERVICE_ID;
+		return EXS_FALLBACK_PEER_REJECT;
+	}
+	if (exs_wire_parse_rej(ev->param.conn.private_data,
 			       ev->param.conn.private_data_len, &peer))
 		return EXS_FALLBACK_PEER_REJECT;
+	conn->transient = peer.reject != EXS_WIRE_REJ_VERSION &&
+			  peer.reject != EXS_WIRE_REJ_NO_LISTENER;
 	return peer.reject == EXS_WIRE_REJ_VERSION ? EXS_FALLBACK_VERSION :
 	       peer.reject == EXS_WIRE_REJ_NOMEM ? EXS_FALLBACK_NOMEM :
 	       EXS_FALLBACK_PEER_REJECT;
@@ -157,7 +166,7 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 					 EXS_FALLBACK_PEER_REJECT);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		exs_connect_fail(conn, exs_reject_reason(ev));
+		exs_connect_fail(conn, exs_reject_reason(conn, ev));
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
@@ -277,6 +286,7 @@ static void exs_connect_to_tcp(struct exs_sock *exs,
 static void exs_connect_settle(struct exs_sock *exs)
 {
 	struct exs_conn *conn = exs->conn;
+	bool transient;
 	u8 state, reason;
 
 	if (exs->cstate != EXS_CS_CONNECTING || !conn)
@@ -284,6 +294,7 @@ static void exs_connect_settle(struct exs_sock *exs)
 	spin_lock_bh(&conn->lock);
 	state = conn->state;
 	reason = conn->reason;
+	transient = conn->transient;
 	spin_unlock_bh(&conn->lock);
 
 	switch (state) {
@@ -304,8 +315,9 @@ static void exs_connect_settle(struct exs_sock *exs)
 	exs_conn_orphan(conn, true);
 	if (!reason)
 		reason = EXS_FALLBACK_TIMEOUT;
-	if (reason == EXS_FALLBACK_PEER_REJECT ||
-	    reason == EXS_FALLBACK_TIMEOUT || reason == EXS_FALLBACK_VERSION)
+	if (!transient && (reason == EXS_FALLBACK_PEER_REJECT ||
+			   reason == EXS_FALLBACK_TIMEOUT ||
+			   reason == EXS_FALLBACK_VERSION))
 		exs_negcache_add(sock_net(&exs->sk),
 				 (struct sockaddr *)&exs->daddr);
 	exs_connect_to_tcp(exs, reason);
