@@ -526,7 +526,11 @@ void exs_conn_established(struct exs_conn *conn)
 		conn->on_connect(conn);
 	if (conn->state != EXS_CONN_ESTABLISHED)
 		goto out;
-	slot = exs_tx_slot_get(conn);
+	slot = exs_tx_slot_get(conn);	/* the queue is empty so far */
+	if (WARN_ON_ONCE(!slot)) {
+		__exs_conn_abort(conn, -ECONNRESET, false);
+		goto out;
+	}
 	slot->kind = EXS_TX_REG;
 	reg.wr.wr_cqe = &slot->cqe;
 	if (exs_post_send(conn, &reg.wr))
@@ -666,12 +670,23 @@ static void exs_conn_hw_work(struct work_struct *work)
 	exs_conn_put(conn);	/* exs_conn_queue_hw()'s */
 }
 
+/* One timer, two deadlines: an RDMA attempt that is still connecting, and
+ * a closed socket's last bytes.  Anything else it finds has moved on.
+ */
 static void exs_conn_timeout_work(struct work_struct *work)
 {
 	struct exs_conn *conn = container_of(to_delayed_work(work),
 					     struct exs_conn, timeout_work);
 
-	exs_conn_abort(conn, -ETIMEDOUT, false);
+	spin_lock_bh(&conn->lock);
+	if (conn->state == EXS_CONN_CONNECTING) {
+		if (!conn->reason)
+			conn->reason = EXS_FALLBACK_TIMEOUT;
+		__exs_conn_abort(conn, -ETIMEDOUT, false);
+	} else if (conn->orphan) {
+		__exs_conn_abort(conn, -ETIMEDOUT, false);
+	}
+	spin_unlock_bh(&conn->lock);
 }
 
 static int exs_wc_errno(const struct ib_wc *wc)

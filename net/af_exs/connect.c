@@ -313,8 +313,11 @@ static void exs_connect_settle(struct exs_sock *exs)
 
 	exs->conn = NULL;
 	exs_conn_orphan(conn, true);
+	/* the timer and rdma_cm's events name theirs; a device that went
+	 * away mid-attempt is the one that leaves none
+	 */
 	if (!reason)
-		reason = EXS_FALLBACK_TIMEOUT;
+		reason = EXS_FALLBACK_NO_DEVICE;
 	if (!transient && (reason == EXS_FALLBACK_PEER_REJECT ||
 			   reason == EXS_FALLBACK_TIMEOUT ||
 			   reason == EXS_FALLBACK_VERSION))
@@ -381,9 +384,15 @@ int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
 	switch (exs->cstate) {
 	case EXS_CS_IDLE:
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_ACTIVEOPEN);
+		/* zero-padded: an RFC 2133 sockaddr_in6 has no scope id,
+		 * and in-kernel callers may pass more than fits
+		 */
+		len = min_t(int, len, sizeof(exs->daddr));
+		memset(&exs->daddr, 0, sizeof(exs->daddr));
 		memcpy(&exs->daddr, addr, len);
 		exs->daddr_len = len;
-		reason = exs_connect_start(exs, addr);
+		reason = exs_connect_start(exs,
+					   (struct sockaddr *)&exs->daddr);
 		if (reason) {
 			exs_fallback(exs, reason);
 			exs->cstate = EXS_CS_MERGED;

@@ -111,6 +111,7 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 	struct exs_conn *conn = exs->conn;
 	struct sock *sk = &exs->sk;
 	int flags = msg->msg_flags;
+	bool stalled = false;
 	size_t copied = 0;
 	long timeo;
 	int err = 0;
@@ -135,9 +136,11 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 			/* what was copied may leave while we wait */
 			exs_tx_flags(exs, conn, false);
 			exs_conn_tx_push(conn);
-			if (conn->peer_ready)
+			/* one stall per call, however often it wakes */
+			if (conn->peer_ready && !stalled)
 				EXS_INC_STATS(sock_net(sk),
 					      EXS_MIB_CREDITSTALLS);
+			stalled = true;
 		}
 		spin_unlock_bh(&conn->lock);
 

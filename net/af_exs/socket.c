@@ -108,7 +108,8 @@ static int exs_connect(struct socket *sock, struct sockaddr *addr, int len,
 	     sk->sk_state == TCP_CLOSE && native->state == SS_UNCONNECTED &&
 	     READ_ONCE(native->sk->sk_state) == TCP_CLOSE &&
 	     exs_connect_addr_ok(native->sk->sk_family, addr, len))) {
-		exs_copy_settings_to_native(exs);
+		if (exs->cstate == EXS_CS_IDLE)
+			exs_copy_settings_to_native(exs);
 		ret = exs_rdma_connect(exs, addr, len, flags);
 	}
 	release_sock(sk);
