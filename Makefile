@@ -19,9 +19,11 @@ CFLAGS	+= -Wall -Wextra -Wno-missing-field-initializers \
 BUILD	:= build
 BIN	:= $(BUILD)/bin
 
-PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_race
+PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
+	   $(BIN)/exs_race
 TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run
-HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h
+HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
+	   selftests/exs_tap.h selftests/exs_cmp.h
 
 .PHONY: all module tools modules-all clean demo check style sparse install \
 	dkms-install

@@ -34,101 +34,7 @@
 #include <linux/af_exs.h>
 #include <linux/sockios.h>
 
-#include "exs_tap.h"
-
-static int exs_af;
-
-/* What a case observed: compared between TCP and AF_EXS. */
-struct res {
-	int ret;
-	int err;
-	long val;
-};
-
-static struct res R(int ret, long val)
-{
-	struct res r = { .ret = ret < 0 ? -1 : ret, .err = ret < 0 ? errno : 0,
-			 .val = val };
-	return r;
-}
-
-/* ---- helpers ---------------------------------------------------------- */
-
-static int sock_of(bool exs, int af, int type)
-{
-	if (exs)
-		return socket(exs_af, type,
-			      af == AF_INET6 ? EXSPROTO_EXS6 : EXSPROTO_EXS);
-	return socket(af, type, IPPROTO_TCP);
-}
-
-/* the addresses every case uses; loopback unless -4/-6 say otherwise */
-static struct in_addr addr4 = { .s_addr = 0x0100007f };	/* 127.0.0.1 */
-static struct in6_addr addr6 = IN6ADDR_LOOPBACK_INIT;
-static bool expect_rdma;	/* -R: AF_EXS pairs must not merge */
-
-static socklen_t loopback(int af, int port, struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (af == AF_INET6) {
-		struct sockaddr_in6 *s6 = (void *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = addr6;
-		s6->sin6_port = htons(port);
-		return sizeof(*s6);
-	}
-	struct sockaddr_in *s4 = (void *)ss;
-
-	s4->sin_family = AF_INET;
-	s4->sin_addr = addr4;
-	s4->sin_port = htons(port);
-	return sizeof(*s4);
-}
-
-static int port_of(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (void *)&ss, &len))
-		return -1;
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-}
-
-/* A listener of the given kind on an ephemeral loopback port. */
-static int listener(bool exs, int af, int *port)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = loopback(af, 0, &ss);
-	int fd = sock_of(exs, af, SOCK_STREAM);
-
-	if (fd < 0 || bind(fd, (void *)&ss, len) || listen(fd, 64)) {
-		perror("listener");
-		exit(2);
-	}
-	*port = port_of(fd);
-	return fd;
-}
-
-static int domain_of(int fd)
-{
-	socklen_t len = sizeof(int);
-	int d = -1;
-
-	getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &d, &len);
-	return d;
-}
-
-static int connect_to(int fd, int af, int port)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = loopback(af, port, &ss);
-
-	return connect(fd, (void *)&ss, len);
-}
+#include "exs_cmp.h"
 
 /* An unused loopback port: bound then closed, so nothing listens there. */
 static int closed_port(int af)
@@ -719,9 +625,7 @@ static void run_compare(const struct cmp_case *c, int af)
 	}
 	t = c->opt ? opt_roundtrip(false, af, c->opt) : c->fn(false, af);
 	x = c->opt ? opt_roundtrip(true, af, c->opt) : c->fn(true, af);
-	tap_report(t.ret == x.ret && t.err == x.err && t.val == x.val, name,
-		   "tcp ret=%d errno=%s val=%ld, exs ret=%d errno=%s val=%ld",
-		   t.ret, strerror(t.err), t.val, x.ret, strerror(x.err), x.val);
+	cmp_report(name, t, x);
 }
 
 /* ---- AF_EXS's own cases ------------------------------------------------ */
@@ -832,26 +736,8 @@ static void creation_cases(void)
 int main(int argc, char **argv)
 {
 	size_t i;
-	int o;
 
-	while ((o = getopt(argc, argv, "4:6:R")) != -1) {
-		switch (o) {
-		case '4':
-			if (inet_pton(AF_INET, optarg, &addr4) != 1)
-				return 2;
-			break;
-		case '6':
-			if (inet_pton(AF_INET6, optarg, &addr6) != 1)
-				return 2;
-			break;
-		case 'R':
-			expect_rdma = true;
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-4 ADDR -6 ADDR -R]\n", argv[0]);
-			return 2;
-		}
-	}
+	cmp_options(argc, argv);
 	exs_af = tap_begin(240);
 
 	creation_cases();

@@ -354,6 +354,7 @@ int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
 		return -ENOMEM;
 	}
 	exs = exs_sk(sk);
+	exs_inherit_settings(exs, lexs);
 	exs->conn = conn;
 	exs->cstate = EXS_CS_RDMA;
 	exs->transport = EXS_TRANSPORT_RDMA;

@@ -174,6 +174,26 @@ static int exs_conn_map_ring(struct exs_conn *conn)
 	return 0;
 }
 
+/* Bytes the peer wrote become the CPU's to read: synced once, as their
+ * completion arrives, while the ring is surely still mapped (a no-op on
+ * cache-coherent machines and on rxe).  The CPU only reads the ring, so
+ * nothing needs syncing back before the device writes there again.
+ */
+static void exs_ring_sync_for_cpu(struct exs_conn *conn, u32 cursor, u32 len)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	u64 base = sg_dma_address(&conn->rsg);
+
+	while (len) {
+		u32 n = exs_ring_contig(conn->rsize, cursor, len);
+		u64 addr = base + exs_ring_off(conn->rsize, cursor);
+
+		ib_dma_sync_single_for_cpu(ibdev, addr, n, DMA_BIDIRECTIONAL);
+		cursor += n;
+		len -= n;
+	}
+}
+
 /* Queue pair on the device's shared PD and on CQs from the device's CQ
  * pool; receives are posted before the connection exists, so the first
  * message can never find the queue empty.
@@ -711,6 +731,8 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (slot->kind == EXS_TX_DATA) {
 		conn->tdone = slot->end;
 		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
+	} else if (conn->fin_sent && conn->sq_head == conn->sq_tail) {
+		exs_conn_wake(conn, EPOLLOUT);	/* a lingering close */
 	}
 	if (conn->credit_owed)
 		exs_conn_credit(conn);
@@ -779,6 +801,7 @@ static bool exs_rx_data(struct exs_conn *conn, const struct ib_wc *wc)
 	    !conn->ready_sent ||
 	    len > exs_ring_free(conn->rsize, conn->rprod, conn->rcons))
 		return false;
+	exs_ring_sync_for_cpu(conn, conn->rprod, len);
 	conn->rprod += len;
 	if (imm & EXS_IMM_LOW_WINDOW)
 		conn->peer_low = true;

@@ -137,6 +137,7 @@ struct exs_conn {
 	u32			rprod;		/* bytes the peer has written */
 	u32			rcons;		/* bytes the socket consumed */
 	u32			racked;		/* rcons last sent as credit */
+	u64			rx_bytes;	/* read by the socket, in all */
 
 	/* send buffer: a mirror of the peer's ring, same offsets */
 	void			*tbuf;
@@ -146,6 +147,7 @@ struct exs_conn {
 	u32			tposted;	/* bytes posted to the QP */
 	u32			tdone;		/* bytes whose write completed */
 	u32			tcredit;	/* peer's consumer cursor */
+	u64			tx_bytes;	/* copied from the user, in all */
 
 	struct exs_tx_slot	tx[EXS_SQ_DEPTH];
 	u32			sq_head, sq_tail;

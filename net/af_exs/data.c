@@ -21,13 +21,44 @@
 #include "mib.h"
 #include "ring.h"
 
+typedef bool (*exs_wait_fn)(struct exs_sock *exs, u32 arg);
+
+/* EXS_BUSY_POLL: spin (socket lock dropped, so the other direction's
+ * calls go on) on the cursors the completion handlers move, for up to
+ * busy_poll_us, before paying for a sleep and a wakeup.  rxe and real
+ * NICs alike complete in softirq, which a spinning task does not hold off.
+ */
+static bool exs_busy_wait(struct exs_sock *exs, exs_wait_fn done, u32 arg)
+{
+	u32 us = READ_ONCE(exs->busy_poll_us);
+	bool hit = false;
+	u64 end;
+
+	if (!us)
+		return false;
+	end = local_clock() + (u64)us * NSEC_PER_USEC;
+	release_sock(&exs->sk);
+	do {
+		if (done(exs, arg)) {
+			hit = true;
+			break;
+		}
+		cpu_relax();
+	} while (!need_resched() && !signal_pending(current) &&
+		 local_clock() < end);
+	lock_sock(&exs->sk);
+	if (hit)
+		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_BUSYPOLLHIT);
+	return hit;
+}
+
 /* Sleep on the native socket's wait queue (the one poll uses) until
  * @done, a signal or the timeout; the socket lock is dropped while asleep.
  * @done is checked once the waiter is queued, so no wakeup is lost.
  * -EAGAIN when there is no time to wait, -EINTR/-ERESTARTSYS on a signal.
  */
-static int exs_wait(struct exs_sock *exs, long *timeo,
-		    bool (*done)(struct exs_sock *exs, u32 arg), u32 arg)
+static int exs_wait(struct exs_sock *exs, long *timeo, exs_wait_fn done,
+		    u32 arg)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *nsk = exs->native->sk;
@@ -36,6 +67,8 @@ static int exs_wait(struct exs_sock *exs, long *timeo,
 		return -EAGAIN;
 	if (signal_pending(current))
 		return sock_intr_errno(*timeo);
+	if (exs_busy_wait(exs, done, arg))
+		return 0;
 	add_wait_queue(sk_sleep(nsk), &wait);
 	while (!done(exs, arg) && *timeo && !signal_pending(current)) {
 		release_sock(&exs->sk);
@@ -159,6 +192,7 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 
 		spin_lock_bh(&conn->lock);
 		conn->tcopied += n;
+		conn->tx_bytes += n;
 		exs_tx_flags(exs, conn,
 			     msg_data_left(msg) || (flags & MSG_MORE));
 		exs_conn_tx_push(conn);
@@ -213,6 +247,7 @@ int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
 			if (!peek) {
 				spin_lock_bh(&conn->lock);
 				conn->rcons += n;
+				conn->rx_bytes += n;
 				exs_conn_credit(conn);
 				spin_unlock_bh(&conn->lock);
 			}
@@ -245,12 +280,17 @@ __poll_t exs_rdma_poll(struct exs_sock *exs)
 	u32 free;
 
 	spin_lock_bh(&conn->lock);
-	if (conn->rprod != conn->rcons)
+	/* as tcp_poll: readable once SO_RCVLOWAT bytes are there */
+	if (conn->rprod != conn->rcons &&
+	    exs_ring_used(conn->rprod, conn->rcons) >=
+	    sock_rcvlowat(&exs->sk, 0, INT_MAX))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (conn->fin_rcvd || (shutdown & RCV_SHUTDOWN))
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 	if (conn->state == EXS_CONN_CLOSED) {
-		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP | EPOLLHUP;
+		/* as TCP once reset: both directions shut, so "writable" */
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP | EPOLLHUP |
+			EPOLLOUT | EPOLLWRNORM;
 		if (conn->err)
 			mask |= EPOLLERR;
 	}
@@ -297,8 +337,8 @@ int exs_rdma_ioctl(struct exs_sock *exs, unsigned int cmd, unsigned long arg)
 	case SIOCINQ:
 		answ = conn->rprod - conn->rcons;
 		break;
-	case SIOCOUTQ:
-		answ = conn->tcopied - conn->tcredit;
+	case SIOCOUTQ:	/* TCP: not yet acked; here: not yet in the ring */
+		answ = conn->tcopied - conn->tdone;
 		break;
 	case SIOCOUTQNSD:
 		answ = conn->tcopied - conn->tposted;
@@ -338,10 +378,53 @@ int exs_rdma_getname(struct exs_sock *exs, struct sockaddr *addr, int peer)
 	return sizeof(*sin6);
 }
 
-/* close(): the connection finishes sending in the background. */
+/* EXS_INFO's RDMA part; the socket is locked */
+void exs_rdma_info(struct exs_sock *exs, struct exs_info *info)
+{
+	struct exs_conn *conn = exs->conn;
+
+	spin_lock_bh(&conn->lock);
+	info->exsi_rx_ring = conn->rsize;
+	info->exsi_tx_ring = conn->tsize;
+	info->exsi_rx_queued = conn->rprod - conn->rcons;
+	info->exsi_tx_queued = conn->tcopied - conn->tdone;
+	info->exsi_tx_credit = conn->peer_ready ? exs_conn_tx_free(conn) : 0;
+	info->exsi_bytes_sent = conn->tx_bytes;
+	info->exsi_bytes_received = conn->rx_bytes;
+	spin_unlock_bh(&conn->lock);
+}
+
+/* all sent, FIN included, and in the peer's ring */
+static bool exs_tx_delivered(struct exs_sock *exs, u32 unused)
+{
+	struct exs_conn *conn = exs->conn;
+
+	return READ_ONCE(conn->state) != EXS_CONN_ESTABLISHED ||
+	       (READ_ONCE(conn->fin_sent) &&
+		READ_ONCE(conn->sq_head) == READ_ONCE(conn->sq_tail));
+}
+
+/* close(): the connection finishes sending in the background; with
+ * SO_LINGER and a timeout, close() first waits (as tcp_close does) for
+ * what it sent to be delivered, unless it resets for unread data.
+ * Called with the socket locked.
+ */
 void exs_rdma_release(struct exs_sock *exs)
 {
 	struct exs_conn *conn = exs->conn;
+	struct sock *sk = &exs->sk;
+	long timeo = sk->sk_lingertime;
+
+	if (sock_flag(sk, SOCK_LINGER) && timeo &&
+	    !(current->flags & PF_EXITING) &&
+	    READ_ONCE(conn->rprod) == READ_ONCE(conn->rcons)) {
+		spin_lock_bh(&conn->lock);
+		conn->shut_wr = true;
+		conn->hold = false;
+		exs_conn_tx_push(conn);
+		spin_unlock_bh(&conn->lock);
+		exs_wait(exs, &timeo, exs_tx_delivered, 0);
+	}
 
 	exs->conn = NULL;
 	exs_conn_orphan(conn,

@@ -60,6 +60,7 @@ struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
 	exs->transport = EXS_TRANSPORT_NONE;
 	exs->fallback_reason = EXS_FALLBACK_NONE;
 	INIT_WORK(&exs->connect_work, exs_connect_work);
+	exs->busy_poll_us = READ_ONCE(exs_pernet(net)->cfg.busy_poll_us);
 
 	/* Let the native socket's inode carry our inode's number, so that
 	 * /proc/net/tcp, sock_diag and "ss -p" name the program's descriptor

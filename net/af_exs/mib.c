@@ -22,6 +22,7 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_CREDITSTALLS]	= "CreditStalls",
 	[EXS_MIB_PROTOERR]	= "ProtocolErrors",
 	[EXS_MIB_DEVREMOVED]	= "DeviceRemoved",
+	[EXS_MIB_BUSYPOLLHIT]	= "BusyPollHit",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_RDMA - 1]	= "FallbackNoRdma",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_DEVICE - 1]	= "FallbackNoDevice",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_PEER_REJECT - 1]	= "FallbackPeerReject",

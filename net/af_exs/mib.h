@@ -22,6 +22,7 @@ enum exs_mib_field {
 	EXS_MIB_CREDITSTALLS,	/* a sender waited for credits */
 	EXS_MIB_PROTOERR,	/* a peer broke the protocol: reset */
 	EXS_MIB_DEVREMOVED,	/* a connection ended by device removal */
+	EXS_MIB_BUSYPOLLHIT,	/* a busy-polling call found its bytes */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,

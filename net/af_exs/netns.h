@@ -14,6 +14,7 @@ struct exs_settings {
 	int	connect_timeout_ms;	/* an RDMA attempt, before TCP */
 	int	neg_cache_ttl_ms;	/* how long a failed peer stays on TCP */
 	int	ring_size;		/* receive ring without SO_RCVBUF */
+	int	busy_poll_us;		/* EXS_BUSY_POLL of a new socket */
 };
 
 struct exs_net {

@@ -42,7 +42,11 @@ struct exs_sock {
 	struct sockaddr_storage daddr;	/* connect() address, for the fallback */
 	int		daddr_len;
 	struct work_struct connect_work; /* finish an RDMA attempt (connect.c) */
+	u32		busy_poll_us;	/* EXS_BUSY_POLL */
 };
+
+/* EXS_BUSY_POLL and net.exs.busy_poll_us: at most 100 ms of spinning */
+#define EXS_BUSY_POLL_MAX	100000
 
 static inline struct exs_sock *exs_sk(const struct sock *sk)
 {
@@ -74,6 +78,7 @@ int exs_setsockopt(struct socket *sock, int level, int optname,
 int exs_getsockopt(struct socket *sock, int level, int optname,
 		   char __user *optval, int __user *optlen);
 void exs_copy_settings_to_native(struct exs_sock *exs);
+void exs_inherit_settings(struct exs_sock *exs, struct exs_sock *lexs);
 
 /* fallback.c */
 void exs_fallback(struct exs_sock *exs, enum exs_fallback_reason reason);
@@ -105,6 +110,7 @@ int exs_rdma_ioctl(struct exs_sock *exs, unsigned int cmd,
 int exs_rdma_getname(struct exs_sock *exs, struct sockaddr *addr, int peer);
 void exs_rdma_push(struct exs_sock *exs);
 void exs_rdma_release(struct exs_sock *exs);
+void exs_rdma_info(struct exs_sock *exs, struct exs_info *info);
 
 static inline bool exs_on_rdma(const struct exs_sock *exs)
 {

@@ -9,6 +9,7 @@
  */
 #include <linux/filter.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "protocol.h"
 
@@ -39,14 +40,32 @@ static int exs_setsockopt_sol_socket(struct socket *sock, int optname,
 	return err;
 }
 
+static int exs_setsockopt_exs(struct exs_sock *exs, int optname,
+			      sockptr_t optval, unsigned int optlen)
+{
+	int val;
+
+	if (optname != EXS_BUSY_POLL)
+		return -ENOPROTOOPT;
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	if (val < 0 || val > EXS_BUSY_POLL_MAX)
+		return -EINVAL;
+	WRITE_ONCE(exs->busy_poll_us, val);
+	return 0;
+}
+
 int exs_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen)
 {
 	struct socket *native = exs_sk(sock->sk)->native;
+	int err;
 
 	if (level == SOL_EXS)
-		return -ENOPROTOOPT;
-	int err;
+		return exs_setsockopt_exs(exs_sk(sock->sk), optname, optval,
+					  optlen);
 
 	if (level == SOL_SOCKET)
 		return exs_setsockopt_sol_socket(sock, optname, optval, optlen);
@@ -75,6 +94,9 @@ static int exs_getsockopt_info(struct exs_sock *exs, char __user *optval,
 	info.exsi_fallback_reason = exs->fallback_reason;
 	info.exsi_listening = exs->sk.sk_state == TCP_LISTEN;
 	info.exsi_native_family = exs->native->sk->sk_family;
+	info.exsi_busy_poll_us = READ_ONCE(exs->busy_poll_us);
+	if (exs_on_rdma(exs))
+		exs_rdma_info(exs, &info);
 	release_sock(&exs->sk);
 
 	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
@@ -95,6 +117,18 @@ int exs_getsockopt(struct socket *sock, int level, int optname,
 	switch (optname) {
 	case EXS_INFO:
 		return exs_getsockopt_info(exs, optval, optlen);
+	case EXS_BUSY_POLL: {
+		int len, val = READ_ONCE(exs->busy_poll_us);
+
+		if (get_user(len, optlen))
+			return -EFAULT;
+		if (len < (int)sizeof(int))
+			return -EINVAL;
+		if (put_user(sizeof(int), optlen) ||
+		    copy_to_user(optval, &val, sizeof(int)))
+			return -EFAULT;
+		return 0;
+	}
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -117,6 +151,34 @@ int exs_getsockopt(struct socket *sock, int level, int optname,
 				(1UL << SOCK_FILTER_LOCKED) | \
 				(1UL << SOCK_TSTAMP_NEW))
 
+/* The socket-level settings a socket passes on: to its native socket,
+ * or from a listener to the sockets it accepts, as TCP's sock_copy does.
+ */
+static void exs_copy_sock_settings(struct sock *dst, const struct sock *src)
+{
+	dst->sk_reuse = src->sk_reuse;
+	dst->sk_reuseport = src->sk_reuseport;
+	dst->sk_bound_dev_if = src->sk_bound_dev_if;
+	WRITE_ONCE(dst->sk_sndtimeo, src->sk_sndtimeo);
+	WRITE_ONCE(dst->sk_rcvtimeo, src->sk_rcvtimeo);
+	WRITE_ONCE(dst->sk_mark, READ_ONCE(src->sk_mark));
+	dst->sk_priority = src->sk_priority;
+	WRITE_ONCE(dst->sk_rcvlowat, src->sk_rcvlowat);
+	dst->sk_lingertime = src->sk_lingertime;
+	dst->sk_max_pacing_rate = src->sk_max_pacing_rate;
+	dst->sk_tsflags = src->sk_tsflags;
+	dst->sk_flags &= ~EXS_SK_FLAGS_TO_NATIVE;
+	dst->sk_flags |= src->sk_flags & EXS_SK_FLAGS_TO_NATIVE;
+	if (src->sk_userlocks & SOCK_SNDBUF_LOCK) {
+		dst->sk_userlocks |= SOCK_SNDBUF_LOCK;
+		WRITE_ONCE(dst->sk_sndbuf, src->sk_sndbuf);
+	}
+	if (src->sk_userlocks & SOCK_RCVBUF_LOCK) {
+		dst->sk_userlocks |= SOCK_RCVBUF_LOCK;
+		WRITE_ONCE(dst->sk_rcvbuf, src->sk_rcvbuf);
+	}
+}
+
 /* Where the socket layer gives us no SOL_SOCKET hook (compat.h), options
  * set so far live on the AF_EXS sock only: hand them to the native socket
  * before the calls that act on them (bind, listen, accept, connect).
@@ -124,33 +186,28 @@ int exs_getsockopt(struct socket *sock, int level, int optname,
  */
 void exs_copy_settings_to_native(struct exs_sock *exs)
 {
-	struct sock *osk = &exs->sk;
 	struct sock *nsk = exs->native->sk;
 
 	if (EXS_HAVE_CUSTOM_SOCKOPT)
 		return;
 
 	lock_sock(nsk);
-	nsk->sk_reuse = osk->sk_reuse;
-	nsk->sk_reuseport = osk->sk_reuseport;
-	nsk->sk_bound_dev_if = osk->sk_bound_dev_if;
-	WRITE_ONCE(nsk->sk_sndtimeo, osk->sk_sndtimeo);
-	WRITE_ONCE(nsk->sk_rcvtimeo, osk->sk_rcvtimeo);
-	WRITE_ONCE(nsk->sk_mark, READ_ONCE(osk->sk_mark));
-	nsk->sk_priority = osk->sk_priority;
-	WRITE_ONCE(nsk->sk_rcvlowat, osk->sk_rcvlowat);
-	nsk->sk_lingertime = osk->sk_lingertime;
-	nsk->sk_max_pacing_rate = osk->sk_max_pacing_rate;
-	nsk->sk_tsflags = osk->sk_tsflags;
-	nsk->sk_flags &= ~EXS_SK_FLAGS_TO_NATIVE;
-	nsk->sk_flags |= osk->sk_flags & EXS_SK_FLAGS_TO_NATIVE;
-	if (osk->sk_userlocks & SOCK_SNDBUF_LOCK) {
-		nsk->sk_userlocks |= SOCK_SNDBUF_LOCK;
-		WRITE_ONCE(nsk->sk_sndbuf, osk->sk_sndbuf);
-	}
-	if (osk->sk_userlocks & SOCK_RCVBUF_LOCK) {
-		nsk->sk_userlocks |= SOCK_RCVBUF_LOCK;
-		WRITE_ONCE(nsk->sk_rcvbuf, osk->sk_rcvbuf);
-	}
+	exs_copy_sock_settings(nsk, &exs->sk);
 	release_sock(nsk);
+}
+
+/* An RDMA child of @lexs, not yet visible to anyone, starts with the
+ * listener's settings on both of its socks, as a TCP child would, and with
+ * its TCP_NODELAY/TCP_CORK and EXS_BUSY_POLL.
+ */
+void exs_inherit_settings(struct exs_sock *exs, struct exs_sock *lexs)
+{
+	struct sock *lsk = &lexs->sk;
+
+	lock_sock(lsk);
+	exs_copy_sock_settings(&exs->sk, lsk);
+	exs_copy_sock_settings(exs->native->sk, lsk);
+	tcp_sk(exs->native->sk)->nonagle = tcp_sk(lexs->native->sk)->nonagle;
+	exs->busy_poll_us = lexs->busy_poll_us;
+	release_sock(lsk);
 }

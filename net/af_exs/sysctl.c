@@ -5,6 +5,7 @@
 #include <net/net_namespace.h>
 
 #include "netns.h"
+#include "protocol.h"
 #include "ring.h"
 #include "compat.h"
 
@@ -13,6 +14,7 @@ static int exs_timeout_max = 600000;
 static int exs_ttl_max = 3600000;
 static int exs_ring_min = EXS_RING_MIN;
 static int exs_ring_max = EXS_RING_MAX;
+static int exs_busy_poll_max = EXS_BUSY_POLL_MAX;
 
 static struct ctl_table exs_sysctl_template[] = {
 	{
@@ -39,6 +41,14 @@ static struct ctl_table exs_sysctl_template[] = {
 		.extra1		= &exs_ring_min,
 		.extra2		= &exs_ring_max,
 	},
+	{
+		.procname	= "busy_poll_us",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &exs_busy_poll_max,
+	},
 	{ }
 };
 
@@ -58,6 +68,7 @@ int exs_sysctl_net_init(struct net *net)
 	table[0].data = &en->cfg.connect_timeout_ms;
 	table[1].data = &en->cfg.neg_cache_ttl_ms;
 	table[2].data = &en->cfg.ring_size;
+	table[3].data = &en->cfg.busy_poll_us;
 
 	en->sysctl = exs_register_net_sysctl(net, "net/exs", table,
 					     ARRAY_SIZE(exs_sysctl_template) - 1);

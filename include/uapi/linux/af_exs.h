@@ -32,6 +32,10 @@
 
 /* SOL_EXS option names */
 #define EXS_INFO		1	/* getsockopt: struct exs_info */
+#define EXS_BUSY_POLL		2	/* int: microseconds a blocked call spins
+					 * for RDMA data or credits before it
+					 * sleeps; 0 = sleep at once
+					 */
 
 /* Which transport carries a connection's bytes. */
 enum exs_transport {
@@ -66,6 +70,15 @@ struct exs_info {
 	__u8	exsi_listening;		/* 1 on a listener */
 	__u8	exsi_pad;
 	__u32	exsi_native_family;	/* AF_INET or AF_INET6 */
+	/* RDMA connections only (zero otherwise): */
+	__u32	exsi_rx_ring;		/* bytes in our receive ring */
+	__u32	exsi_tx_ring;		/* bytes in the peer's ring we write */
+	__u32	exsi_rx_queued;		/* received, not yet read */
+	__u32	exsi_tx_queued;		/* written, not yet delivered */
+	__u32	exsi_tx_credit;		/* bytes we may write now */
+	__u32	exsi_busy_poll_us;	/* EXS_BUSY_POLL */
+	__u64	exsi_bytes_sent;
+	__u64	exsi_bytes_received;
 };
 
 /* Generic netlink control interface (Documentation/netlink/specs/af_exs.yaml) */
