@@ -884,6 +884,63 @@ static void ring_size_case(int af)
 	pair_close(&p);
 }
 
+static long exs_counter(const char *name)
+{
+	FILE *f = fopen("/proc/net/exs_stat", "r");
+	char key[64];
+	long v, found = -1;
+
+	while (f && fscanf(f, "%63s %ld", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* EXS_BUSY_POLL: bounds checked; with it on, a ping-pong's blocked reads
+ * find their bytes while spinning (BusyPollHit), and the bytes are right.
+ */
+static void busy_poll_case(int af)
+{
+	int us = 20000, bad = -1, big = 1000000, got = 0, errs = 0, ok = 1;
+	const char *v = af == AF_INET6 ? "ipv6" : "ipv4";
+	socklen_t len = sizeof(got);
+	char name[128], buf[16], want[16];
+	struct pair p;
+	long hits;
+
+	pair_open(true, af, &p, 0);
+	errs += setsockopt(p.c, SOL_EXS, EXS_BUSY_POLL, &bad, sizeof(bad)) < 0 &&
+		errno == EINVAL;
+	errs += setsockopt(p.c, SOL_EXS, EXS_BUSY_POLL, &big, sizeof(big)) < 0 &&
+		errno == EINVAL;
+	errs += setsockopt(p.c, SOL_EXS, EXS_BUSY_POLL, &us, 2) < 0 &&
+		errno == EINVAL;
+	setsockopt(p.c, SOL_EXS, EXS_BUSY_POLL, &us, sizeof(us));
+	setsockopt(p.a, SOL_EXS, EXS_BUSY_POLL, &us, sizeof(us));
+	getsockopt(p.c, SOL_EXS, EXS_BUSY_POLL, &got, &len);
+	snprintf(name, sizeof(name), "%s: EXS_BUSY_POLL round trip and bounds", v);
+	tap_report(got == us && errs == 3, name, "got %d, %d of 3 refused", got,
+		   errs);
+
+	hits = exs_counter("BusyPollHit");
+	for (int i = 0; i < 50 && ok; i++) {
+		fill((uint8_t *)buf, sizeof(buf), i);
+		send(p.c, buf, sizeof(buf), 0);
+		ok = recv(p.a, buf, sizeof(buf), MSG_WAITALL) == sizeof(buf) &&
+		     send(p.a, buf, sizeof(buf), 0) == sizeof(buf) &&
+		     recv(p.c, buf, sizeof(buf), MSG_WAITALL) == sizeof(buf);
+		fill((uint8_t *)want, sizeof(want), i);
+		ok = ok && !memcmp(buf, want, sizeof(want));
+	}
+	snprintf(name, sizeof(name), "%s: busy-polling ping-pong over RDMA", v);
+	tap_report(ok && !wrong_transport && exs_counter("BusyPollHit") > hits,
+		   name, "ok %d, BusyPollHit %ld -> %ld", ok, hits,
+		   exs_counter("BusyPollHit"));
+	pair_close(&p);
+}
+
 int main(int argc, char **argv)
 {
 	cmp_options(argc, argv);
@@ -892,8 +949,11 @@ int main(int argc, char **argv)
 	for (int af = AF_INET; af; af = af == AF_INET ? AF_INET6 : 0) {
 		for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 			run_case(&cases[i], af);
-		if (expect_rdma)
+		if (expect_rdma) {
+			wrong_transport = NULL;
 			ring_size_case(af);
+			busy_poll_case(af);
+		}
 	}
 	return tap_end();
 }

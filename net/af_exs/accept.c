@@ -92,8 +92,8 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	struct rdma_conn_param param = {
 		.private_data		= &rep,
 		.private_data_len	= sizeof(rep),
-		.retry_count		= 7,
-		.rnr_retry_count	= 7,
+		.retry_count		= EXS_RETRY_COUNT,
+		.rnr_retry_count	= EXS_RNR_RETRY_COUNT,
 	};
 	struct exs_conn *conn;
 	struct exs_sock *exs;

@@ -419,6 +419,19 @@ void exs_conn_credit(struct exs_conn *conn)
 	conn->racked = conn->rcons;
 }
 
+/* A sender that waited a while for credits makes the peer's side of the
+ * QP answer: a CREDIT repeating the cursor we last sent (a no-op for a
+ * live peer).  A dead peer never acks it, the QP's retries run out, and
+ * the send completes with RETRY_EXC, so the socket gets ETIMEDOUT as
+ * TCP's would from its zero-window probes.  Anything already in flight
+ * tells the same, so then nothing is sent.  Called under conn->lock.
+ */
+void exs_conn_probe(struct exs_conn *conn)
+{
+	if (conn->sq_head == conn->sq_tail)
+		exs_conn_send_ctrl(conn, EXS_MSG_CREDIT, conn->racked);
+}
+
 /* Bytes the sender may still copy: bounded by the peer's free ring space
  * and by send-buffer space whose writes have completed.
  */

@@ -26,6 +26,14 @@
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
 #define EXS_INLINE_MAX		64	/* asked of the device for inline sends */
 #define EXS_CREDIT_SHIFT	2	/* return credits every 1/4 ring */
+#define EXS_PROBE_INTERVAL	HZ	/* a sender short of credits probes */
+/* Transport retries before a send fails with RETRY_EXC (ETIMEDOUT): what
+ * bounds a dead peer.  Not 7: rxe reads 7 as "retry forever", as the spec
+ * does only for RNR retries (those stay at 7: receives are reposted at
+ * once, so an RNR NAK only means a busy peer).
+ */
+#define EXS_RETRY_COUNT		6
+#define EXS_RNR_RETRY_COUNT	7
 
 /* One rdma-capable device: the protection domain its connections share. */
 struct exs_dev {
@@ -181,6 +189,7 @@ void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
 void exs_wake(struct exs_sock *exs, __poll_t mask);
 void exs_conn_tx_push(struct exs_conn *conn);
 void exs_conn_credit(struct exs_conn *conn);
+void exs_conn_probe(struct exs_conn *conn);
 u32 exs_conn_tx_free(const struct exs_conn *conn);
 int exs_conn_init(void);
 void exs_conn_exit(void);

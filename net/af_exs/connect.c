@@ -75,8 +75,8 @@ static int exs_connect_route_resolved(struct exs_conn *conn)
 	struct rdma_conn_param param = {
 		.private_data		= &req,
 		.private_data_len	= sizeof(req),
-		.retry_count		= 7,
-		.rnr_retry_count	= 7,	/* receives are reposted at once */
+		.retry_count		= EXS_RETRY_COUNT,
+		.rnr_retry_count	= EXS_RNR_RETRY_COUNT,
 	};
 	__be16 unused;
 	int err;

@@ -39,15 +39,6 @@ setup() {
 	dmesg --clear
 }
 
-# leaks of the run, reported after two scans as kmemleak wants
-leaks() {
-	[ -w "$kmemleak" ] || return 0
-	echo scan > "$kmemleak"
-	sleep 1
-	echo scan > "$kmemleak"
-	grep -m 5 -A 12 '^unreferenced object' "$kmemleak" | sed 's/^/kmemleak: /'
-}
-
 kmemleak=/sys/kernel/debug/kmemleak
 rc=0
 if ! setup; then
@@ -57,9 +48,4 @@ else
 	bash -c "$(cat "$out/.rig/$name.cmd")"
 	rc=$?
 fi
-dmesg --level=emerg,alert,crit,err,warn 2>/dev/null |
-	grep -E 'BUG|WARNING|KASAN|UBSAN|kmemleak|lockdep|circular locking|hung_task|blocked for more than|Oops|general protection|refcount_t|list_(add|del) corruption' \
-	> "$out/$name.dmesg"
-leaks >> "$out/$name.dmesg"
-echo "$rc" > "$out/$name.rc"
-exit "$rc"
+exec exs-vm-finish "$rc"

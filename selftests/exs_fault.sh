@@ -1,0 +1,194 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# How RDMA connections end when things go wrong, between two hosts
+# (exs-vm --hosts 2): host a runs the clients, host b the servers.
+#
+#   1. a's RDMA device is deleted mid-stream: both ends of the busy
+#      connection fail within a bound; new connections fall back to TCP
+#      while a has no device, and use RDMA again once it is back.
+#   2. The module cannot be unloaded while a socket exists; once the last
+#      one closed it unloads (nothing leaked a reference), and loads again.
+#   3. Host b dies mid-stream (no FIN, no DREQ: the kernel stops dead):
+#      a's busy connection fails with ETIMEDOUT, as TCP's would, within a
+#      bound, and a's module unloads afterwards.
+#
+#   exs-vm --hosts 2 -- selftests/exs_fault.sh selftests/exs_fault.sh
+
+. "$(dirname "$0")/lib.sh"
+
+host=${EXS_VM_HOST:?run under exs-vm --hosts 2}
+share=${EXS_VM_SHARE:?}
+peer4=10.0.0.2
+big=$((4 << 30))	# more than any run moves: the stream is cut first
+mkdir -p "$share"
+
+exs_tap_begin "AF_EXS connections under faults, host $host"
+if ! exs_loaded; then
+	exs_skip "af_exs" "module not loaded"
+	exs_tap_end
+	exit $KSFT_SKIP
+fi
+
+say() { touch "$share/$1"; }
+await() { exs_wait_file "$share/$1" "${2:-120}"; }
+
+settings() {
+	sysctl -qw net.exs.connect_timeout_ms=30000
+}
+settings
+
+# stream_until_cut NAME PORT SECONDS: a both-ways stream that must fail (not
+# finish) within SECONDS of "$NAME.cut"; its stderr goes to $EXS_TMP/NAME.err
+stream_server() {
+	local name=$1 port=$2 secs=$3
+	exs_bg exs_connect -l -x -p "$port" -e exs -n $big -m block \
+		>/dev/null 2> "$EXS_TMP/$name.err"
+	exs_wait_listen "$port" 10
+	say "$name.ready"
+	await "$name.cut" 300 || { exs_fail "$name: b" "never cut"; return; }
+	ended_within "$name: b: the server's stream failed" "$secs"
+}
+
+# ended_within NAME SECONDS: the last background job exits non-zero in time
+ended_within() {
+	local pid=${EXS_PIDS[-1]} i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		exs_fail "$1" "still running after $2 s"
+		kill "$pid"
+		return 1
+	fi
+	if wait "$pid"; then
+		exs_fail "$1" "it finished instead of failing"
+		return 1
+	fi
+	exs_ok "$1 ($(tail -n 1 "$EXS_TMP/${1%%:*}.err" 2>/dev/null))"
+}
+
+# streaming NAME: the client started and RDMA is moving its bytes
+streaming() {
+	local pkts i
+	pkts=$(exs_rdma_pkts)
+	for ((i = 0; i < 300; i++)); do
+		[ $(($(exs_rdma_pkts) - pkts)) -gt 2000 ] && return 0
+		kill -0 "${EXS_PIDS[-1]}" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# unload: rmmod af_exs, retried while closed connections finish their
+# teardown (bounded); true once the module is gone
+unload() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		rmmod af_exs 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# --- 1. the RDMA device goes away mid-stream, then comes back -----------
+name="device deleted mid-stream"
+if [ "$host" = b ]; then
+	stream_server "$name" 22001 60
+else
+	await "$name.ready"
+	removed=$(exs_stat DeviceRemoved)
+	exs_bg exs_connect -x -a $peer4 -p 22001 -e exs -n $big -m block \
+		>/dev/null 2> "$EXS_TMP/$name.err"
+	if streaming "$name"; then
+		rdma link delete rxe0
+		say "$name.cut"
+		ended_within "$name: a: the client's stream failed" 30
+		exs_check "$name: a: counted DeviceRemoved" \
+			[ $(($(exs_stat DeviceRemoved) - removed)) -ge 1 ]
+	else
+		say "$name.cut"
+		exs_fail "$name" "the stream never ran over RDMA"
+	fi
+fi
+
+name="no RDMA device: connect falls back to TCP"
+if [ "$host" = b ]; then
+	exs_bg exs_connect -l -x -p 22002 -e inet -n 1000000 >/dev/null
+	exs_wait_listen 22002 10
+	say "$name.ready"
+	exs_check "$name: b: served over TCP" wait "${EXS_PIDS[-1]}"
+else
+	await "$name.ready"
+	nodev=$(exs_stat FallbackNoDevice)
+	exs_run "$name" exs_connect -x -a $peer4 -p 22002 -e inet -n 1000000
+	exs_check "$name: counted FallbackNoDevice" \
+		[ $(($(exs_stat FallbackNoDevice) - nodev)) -eq 1 ]
+	rdma link add rxe0 type rxe netdev exs0
+	say "$name.readded"
+fi
+
+name="device back: connect uses RDMA again"
+if [ "$host" = b ]; then
+	await "no RDMA device: connect falls back to TCP.readded"
+	exs_bg exs_connect -l -x -p 22003 -e exs -n 1000000 >/dev/null
+	exs_wait_listen 22003 10
+	say "$name.ready"
+	exs_check "$name: b: served over RDMA" wait "${EXS_PIDS[-1]}"
+else
+	await "$name.ready"
+	rdma=$(exs_stat ConnectRdma)
+	exs_run "$name" exs_connect -x -a $peer4 -p 22003 -e exs -n 1000000
+	exs_check "$name: counted ConnectRdma" \
+		[ $(($(exs_stat ConnectRdma) - rdma)) -eq 1 ]
+fi
+
+# --- 2. module unload ------------------------------------------------------
+name="$host: module unload"
+exs_bg exs_connect -l -x -p 22004 -n 0 >/dev/null
+exs_wait_listen 22004 10
+exs_check "$name: refused while a listener exists" \
+	bash -c '! rmmod af_exs 2>/dev/null'
+kill "${EXS_PIDS[-1]}"
+wait "${EXS_PIDS[-1]}" 2>/dev/null
+exs_check "$name: succeeds once every socket closed" unload
+exs_check "$name: loads again" insmod "$EXS_MODULE"
+settings
+say "$host.reloaded"
+await a.reloaded && await b.reloaded
+
+# --- 3. host b dies mid-stream -----------------------------------------------
+name="peer host killed mid-stream"
+if [ "$host" = b ]; then
+	exs_bg exs_connect -l -x -p 22005 -e exs -n $big -m block >/dev/null 2>&1
+	exs_wait_listen 22005 10
+	say "$name.ready"
+	if await "$name.streaming" 300; then
+		exs_ok "$name: b: going down now"
+	else
+		exs_fail "$name: b" "a never streamed"
+	fi
+	exs_tap_end
+	rc=$?
+	# record the outcome first: after this the kernel stops dead (QEMU
+	# runs with -no-reboot), sending nothing to a
+	exs-vm-finish "$rc" >/dev/null
+	echo b > /proc/sysrq-trigger
+	sleep 60	# not reached
+fi
+
+await "$name.ready"
+exs_bg exs_connect -x -a $peer4 -p 22005 -e exs -n $big -m block -t 300 \
+	>/dev/null 2> "$EXS_TMP/$name.err"
+if streaming "$name"; then
+	say "$name.streaming"
+	ended_within "$name: a: the client's stream failed" 90
+	exs_check "$name: a: with ETIMEDOUT, as TCP's would" \
+		grep -q 'timed out' "$EXS_TMP/$name.err"
+else
+	say "$name.streaming"
+	exs_fail "$name" "the stream never ran over RDMA"
+fi
+exs_check "a: the module unloads after the dead peer's connection" unload
+
+exs_tap_end
