@@ -86,7 +86,8 @@ vm_suite() {
 
 for k in $EXS_KERNELS; do
 	vm_suite "$k-local" "$k" 1 1G 900 selftests/exs_local.sh
-	vm_suite "$k-pair" "$k" 2 1G 1200 selftests/exs_pair.sh selftests/exs_pair.sh
+	vm_suite "$k-pair" "$k" 2 1G 1500 selftests/exs_pair.sh selftests/exs_pair.sh
+	vm_suite "$k-fault" "$k" 2 1G 900 selftests/exs_fault.sh selftests/exs_fault.sh
 done
 
 # The debug kernel (KUnit, KASAN, lockdep, kmemleak): built once, cached.

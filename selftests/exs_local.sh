@@ -20,6 +20,8 @@ ip link set exs-blackhole up
 
 echo "# exs_sockapi"
 exs_sockapi
+echo "# exs_stream"
+exs_stream
 echo "# exs_race"
 exs_race 200
 

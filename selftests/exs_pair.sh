@@ -89,18 +89,20 @@ pair_xfer "ipv4 plain TCP client -> exs listener" 21005 \
 rdma_xfer "ipv4 exs, non-blocking connect, epoll" 21006 "$(kib 1024)" \
 	"-x -m epoll" "-x -N -a $peer4 -m epoll"
 rdma_xfer "ipv4 exs, poll" 21007 "$(kib 1024)" "-x -m poll" "-x -a $peer4 -m poll"
-rdma_xfer "ipv4 exs, 64 concurrent connections" 21008 "$(kib 256)" \
-	"-x -c 64" "-x -a $peer4 -c 64"
+rdma_xfer "ipv4 exs, 200 concurrent connections" 21008 "$(kib 256)" \
+	"-x -c 200" "-x -a $peer4 -c 200"
+rdma_xfer "ipv4 exs -> exs, 1 GiB each way at once" 21010 "$(kib 1048576)" \
+	"-x -m block -t 900" "-x -a $peer4 -m block -t 900"
 
 echo "# $host: $(awk '$2 != 0' /proc/net/exs_stat | tr '\n' ' ')"
 if [ "$host" = a ]; then
 	exs_check "a: every exs -> exs connect went RDMA and was counted" \
-		[ $(($(exs_stat ConnectRdma) - rdma)) -eq 68 ]
+		[ $(($(exs_stat ConnectRdma) - rdma)) -eq 205 ]
 	exs_check "a: connects to plain TCP servers fell back, reason: peer reject" \
 		[ $(($(exs_stat FallbackPeerReject) - reject)) -eq 2 ]
 else
 	exs_check "b: every exs accept of an exs client was RDMA" \
-		[ $(($(exs_stat AcceptRdma) - acc_rdma)) -eq 68 ]
+		[ $(($(exs_stat AcceptRdma) - acc_rdma)) -eq 205 ]
 	exs_check "b: the plain TCP client got a plain TCP socket" \
 		[ $(($(exs_stat AcceptTcp) - acc_tcp)) -eq 1 ]
 fi
@@ -199,10 +201,10 @@ else
 	exs_skip "python http.server and curl under exs-run" "curl not installed"
 fi
 
-# The socket API of AF_EXS over RDMA against TCP's, case by case: host a
-# talks to itself over its RDMA address (Soft-RoCE loops it back), so every
-# AF_EXS to AF_EXS pair in exs_sockapi is an RDMA connection (-R asserts
-# that), and each answer must be TCP's.
+# The socket API and the data path of AF_EXS over RDMA against TCP's, case
+# by case: host a talks to itself over its RDMA address (Soft-RoCE loops it
+# back), so every AF_EXS to AF_EXS pair in exs_sockapi and exs_stream is an
+# RDMA connection (-R asserts that), and each answer must be TCP's.
 api=0
 if [ "$host" = a ]; then
 	ip link add exs-blackhole type dummy 2>/dev/null
@@ -210,6 +212,8 @@ if [ "$host" = a ]; then
 	ip link set exs-blackhole up
 	echo "# exs_sockapi over RDMA (10.0.0.1, fd00::1)"
 	exs_sockapi -4 10.0.0.1 -6 fd00::1 -R || api=1
+	echo "# exs_stream over RDMA (10.0.0.1, fd00::1)"
+	exs_stream -4 10.0.0.1 -6 fd00::1 -R || api=1
 fi
 
 exs_tap_end && [ "$api" = 0 ]
