@@ -8,7 +8,8 @@
 #      while a has no device, and use RDMA again once it is back.
 #   2. The module cannot be unloaded while a socket exists; once the last
 #      one closed it unloads (nothing leaked a reference), and loads again.
-#   3. Host b dies mid-stream (no FIN, no DREQ: the kernel stops dead):
+#   3. With only an iWARP device (siw), connects fall back to TCP cleanly.
+#   4. Host b dies mid-stream (no FIN, no DREQ: the kernel stops dead):
 #      a's busy connection fails with ETIMEDOUT, as TCP's would, within a
 #      bound, and a's module unloads afterwards.
 #
@@ -157,7 +158,37 @@ settings
 say "$host.reloaded"
 await a.reloaded && await b.reloaded
 
-# --- 3. host b dies mid-stream -----------------------------------------------
+# --- 3. iWARP (siw) instead of RoCE: not used yet, so TCP, cleanly -------
+# (iWARP's CM would open a TCP connection to the listener's own port, which
+# the native listener would hand to the program: device.c skips iWARP.)
+name="iWARP device only: connect falls back to TCP"
+rdma link delete rxe0
+if modprobe -q siw 2>/dev/null || [ -d /sys/module/siw ]; then
+	rdma link add siw0 type siw netdev exs0
+fi
+say "$host.siw"
+await a.siw && await b.siw
+if ! rdma link show siw0/1 >/dev/null 2>&1; then
+	exs_skip "$name" "no siw on this kernel"
+elif [ "$host" = b ]; then
+	exs_bg exs_connect -l -x -p 22006 -e inet -n 1000000 >/dev/null
+	exs_wait_listen 22006 10
+	say "$name.ready"
+	exs_check "$name: b: served over TCP, every byte right" \
+		wait "${EXS_PIDS[-1]}"
+else
+	await "$name.ready"
+	nodev=$(exs_stat FallbackNoDevice)
+	exs_run "$name" exs_connect -x -a $peer4 -p 22006 -e inet -n 1000000
+	exs_check "$name: counted FallbackNoDevice" \
+		[ $(($(exs_stat FallbackNoDevice) - nodev)) -eq 1 ]
+fi
+rdma link delete siw0 2>/dev/null
+rdma link add rxe0 type rxe netdev exs0
+say "$host.rxe"
+await a.rxe && await b.rxe
+
+# --- 4. host b dies mid-stream -----------------------------------------------
 name="peer host killed mid-stream"
 if [ "$host" = b ]; then
 	exs_bg exs_connect -l -x -p 22005 -e exs -n $big -m block >/dev/null 2>&1

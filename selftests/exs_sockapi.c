@@ -107,7 +107,9 @@ static struct res c_getsockname_bound(bool exs, int af)
 	struct res r;
 
 	bind(fd, (void *)&ss, len);
-	r = R(getsockname(fd, (void *)&out, &olen), out.ss_family * 1000 + olen);
+	memset(&out, 0, sizeof(out));
+	r = R(getsockname(fd, (void *)&out, &olen), 0);
+	r.val = out.ss_family * 1000 + olen;	/* after the call, not beside it */
 	close(fd);
 	return r;
 }
@@ -303,7 +305,8 @@ static struct res c_listener_rcvbuf_inherited(bool exs, int af)
 	setsockopt(l, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
 	connect_to(c, af, port);
 	a = accept(l, NULL, NULL);
-	r = R(getsockopt(a, SOL_SOCKET, SO_RCVBUF, &v, &len), v);
+	r = R(getsockopt(a, SOL_SOCKET, SO_RCVBUF, &v, &len), 0);
+	r.val = v;
 	close(a);
 	close(c);
 	close(l);
@@ -363,8 +366,9 @@ static struct res c_acceptconn(bool exs, int af)
 {
 	int port, l = listener(exs, af, &port), v = -1;
 	socklen_t len = sizeof(v);
-	struct res r = R(getsockopt(l, SOL_SOCKET, SO_ACCEPTCONN, &v, &len), v);
+	struct res r = R(getsockopt(l, SOL_SOCKET, SO_ACCEPTCONN, &v, &len), 0);
 
+	r.val = v;
 	close(l);
 	return r;
 }

@@ -457,7 +457,8 @@ static struct res c_shut_rd(bool exs, int af)
 
 	pair_open(exs, af, &p, 0);
 	shutdown(p.a, SHUT_RD);
-	r = R(recv(p.a, &c, 1, 0), wait_ev(p.a, POLLIN | POLLRDHUP));
+	r = R(recv(p.a, &c, 1, 0), 0);
+	r.val = wait_ev(p.a, POLLIN | POLLRDHUP);
 	pair_close(&p);
 	return r;
 }
@@ -659,7 +660,8 @@ static struct res c_scm_rights(bool exs, int af)
 	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
 	p.c = fd;
 	send(fd, "passed", 6, 0);
-	r = R(recv(p.a, buf, 6, MSG_WAITALL), domain_of(fd) == dom);
+	r = R(recv(p.a, buf, 6, MSG_WAITALL), 0);
+	r.val = domain_of(fd) == dom;
 	r.val += 2 * (memcmp(buf, "passed", 6) == 0);
 	close(us[0]);
 	close(us[1]);
@@ -768,7 +770,8 @@ static struct res c_peer_close(bool exs, int af)
 	close(p.a);
 	p.a = -1;
 	wait_ev(p.c, POLLRDHUP);
-	r = R(recv(p.c, &c, 1, 0), mask_now(p.c));
+	r = R(recv(p.c, &c, 1, 0), 0);
+	r.val = mask_now(p.c);
 	pair_close(&p);
 	return r;
 }

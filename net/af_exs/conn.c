@@ -756,9 +756,10 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /* A control message from the peer; every field checked against our state.
- * Called under conn->lock; false on a protocol violation.
+ * Called under conn->lock: 0, -ECONNRESET when the peer resets, -EPROTO
+ * on a protocol violation.
  */
-static bool exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
+static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 		       struct exs_rx_slot *slot)
 {
 	struct ib_device *ibdev = conn->dev->ibdev;
@@ -769,36 +770,37 @@ static bool exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 				   DMA_FROM_DEVICE);
 	if (exs_wire_parse_msg(conn->rx_msgs + (slot - conn->rx),
 			       wc->byte_len, &type, &cursor))
-		return false;
+		return -EPROTO;
 	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
 				      DMA_FROM_DEVICE);
 
 	switch (type) {
 	case EXS_MSG_READY:
 		if (conn->peer_ready || cursor)
-			return false;
+			return -EPROTO;
 		conn->peer_ready = true;
 		exs_conn_tx_push(conn);
 		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
-		return true;
+		return 0;
 	case EXS_MSG_CREDIT:
 		if (!conn->peer_ready ||
 		    !exs_cursor_advance_ok(conn->tcredit, cursor,
 					   conn->tposted))
-			return false;
+			return -EPROTO;
 		conn->tcredit = cursor;
 		exs_conn_tx_push(conn);
 		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
-		return true;
+		return 0;
 	case EXS_MSG_FIN:
 		if (conn->fin_rcvd || cursor != conn->rprod)
-			return false;
+			return -EPROTO;
 		conn->fin_rcvd = true;
 		exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM | EPOLLRDHUP);
-		return true;
+		return 0;
 	case EXS_MSG_ABORT:
+		return cursor ? -EPROTO : -ECONNRESET;
 	default:
-		return false;
+		return -EPROTO;
 	}
 }
 
@@ -828,7 +830,7 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct exs_rx_slot *slot = container_of(wc->wr_cqe,
 						struct exs_rx_slot, cqe);
 	struct exs_conn *conn = slot->conn;
-	bool ok;
+	int err = 0;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -846,23 +848,23 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	switch (wc->opcode) {
 	case IB_WC_RECV_RDMA_WITH_IMM:
-		ok = exs_rx_data(conn, wc);
+		err = exs_rx_data(conn, wc) ? 0 : -EPROTO;
 		break;
 	case IB_WC_RECV:
-		ok = exs_rx_msg(conn, wc, slot);
+		err = exs_rx_msg(conn, wc, slot);
 		break;
 	default:
-		ok = false;
+		err = -EPROTO;
 		break;
 	}
-	if (ok && exs_post_recv(conn, slot))
-		ok = false;
+	if (!err && exs_post_recv(conn, slot))
+		err = -EPROTO;
 	spin_unlock(&conn->lock);
 
-	if (!ok) {
+	if (err == -EPROTO)
 		pr_warn_ratelimited("protocol error from peer, connection reset\n");
-		exs_conn_abort(conn, -ECONNRESET, true);
-	}
+	if (err)
+		exs_conn_abort(conn, -ECONNRESET, err == -EPROTO);
 }
 
 int exs_conn_init(void)

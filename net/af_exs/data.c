@@ -43,9 +43,15 @@ static bool exs_busy_wait(struct exs_sock *exs, exs_wait_fn done, u32 arg)
 			hit = true;
 			break;
 		}
+		/* run completion work pending on this CPU (the CQ's
+		 * irq_poll, rxe's tasklets) here and now, and yield to
+		 * ksoftirqd if it needs the CPU, rather than stop spinning
+		 */
+		local_bh_disable();
+		local_bh_enable();
+		cond_resched();
 		cpu_relax();
-	} while (!need_resched() && !signal_pending(current) &&
-		 local_clock() < end);
+	} while (!signal_pending(current) && local_clock() < end);
 	lock_sock(&exs->sk);
 	if (hit)
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_BUSYPOLLHIT);
@@ -298,9 +304,14 @@ __poll_t exs_rdma_poll(struct exs_sock *exs)
 	if (conn->fin_rcvd || (shutdown & RCV_SHUTDOWN))
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 	if (conn->state == EXS_CONN_CLOSED) {
-		/* as TCP once reset: both directions shut, so "writable" */
-		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP | EPOLLHUP |
-			EPOLLOUT | EPOLLWRNORM;
+		/* Writable either way, as on TCP.  After the peer's orderly
+		 * close (its FIN came first) this is TCP's CLOSE_WAIT: no
+		 * hangup until we shut down too; otherwise a reset.
+		 */
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP | EPOLLOUT |
+			EPOLLWRNORM;
+		if (!conn->fin_rcvd || conn->err)
+			mask |= EPOLLHUP;
 		if (conn->err)
 			mask |= EPOLLERR;
 	}

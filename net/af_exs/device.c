@@ -21,10 +21,29 @@ bool exs_dev_any(void)
 	return atomic_read(&exs_dev_count) > 0;
 }
 
+/* iWARP devices are not used: iWARP's CM sets up each connection over a
+ * TCP connection to the listener's own port, which the native TCP listener
+ * holds, so the server's program would accept the MPA handshake as a TCP
+ * client.  Until AF_EXS has a port scheme of its own for iWARP, a
+ * connection that resolves to one goes to TCP (FallbackNoDevice) before
+ * anything is sent.
+ */
+static bool exs_dev_usable(struct ib_device *ibdev)
+{
+	u32 port;
+
+	rdma_for_each_port(ibdev, port)
+		if (rdma_protocol_iwarp(ibdev, port))
+			return false;
+	return true;
+}
+
 static int exs_dev_add(struct ib_device *ibdev)
 {
 	struct exs_dev *dev;
 
+	if (!exs_dev_usable(ibdev))
+		return -EOPNOTSUPP;
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
