@@ -79,6 +79,7 @@ int exs_getsockopt(struct socket *sock, int level, int optname,
 		   char __user *optval, int __user *optlen);
 void exs_copy_settings_to_native(struct exs_sock *exs);
 void exs_inherit_settings(struct exs_sock *exs, struct exs_sock *lexs);
+void exs_copy_settings_to_child(struct exs_sock *lexs, struct sock *child);
 
 /* fallback.c */
 void exs_fallback(struct exs_sock *exs, enum exs_fallback_reason reason);

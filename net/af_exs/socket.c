@@ -144,6 +144,7 @@ static int exs_accept_tcp(struct socket *sock, struct socket *newsock,
 		err = exs_forward_accept(native, newsock, arg);
 		if (err)
 			return err;
+		exs_copy_settings_to_child(exs_sk(sock->sk), newsock->sk);
 		module_put(newsock->ops->owner);
 		newsock->ops = native->ops;
 		__module_get(newsock->ops->owner);
@@ -160,6 +161,7 @@ static int exs_accept_tcp(struct socket *sock, struct socket *newsock,
 	err = exs_forward_accept(native, child, arg);
 	if (err)
 		goto out_release;
+	exs_copy_settings_to_child(exs_sk(sock->sk), child->sk);
 
 	newsock->type = sock->type;
 	if (!exs_sock_alloc(sock_net(sock->sk), newsock, child,

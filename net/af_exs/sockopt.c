@@ -196,6 +196,22 @@ void exs_copy_settings_to_native(struct exs_sock *exs)
 	release_sock(nsk);
 }
 
+/* Where options reach the native listener only at accept() (no SOL_SOCKET
+ * hook), a TCP child the kernel cloned before then missed them: give it the
+ * listener's, as it would have had on TCP.  Called with nothing locked.
+ */
+void exs_copy_settings_to_child(struct exs_sock *lexs, struct sock *child)
+{
+	if (EXS_HAVE_CUSTOM_SOCKOPT)
+		return;
+
+	lock_sock(&lexs->sk);
+	lock_sock(child);
+	exs_copy_sock_settings(child, &lexs->sk);
+	release_sock(child);
+	release_sock(&lexs->sk);
+}
+
 /* An RDMA child of @lexs, not yet visible to anyone, starts with the
  * listener's settings on both of its socks, as a TCP child would, and with
  * its TCP_NODELAY/TCP_CORK and EXS_BUSY_POLL.
