@@ -45,6 +45,7 @@ static inline int sock_of(bool exs, int af, int type)
 static struct in_addr addr4 = { .s_addr = 0x0100007f };	/* 127.0.0.1 */
 static struct in6_addr addr6 = IN6ADDR_LOOPBACK_INIT;
 static bool expect_rdma;	/* -R: AF_EXS pairs must not merge */
+static int cmp_scale = 1;	/* -S N: big transfers move 1/N of the bytes */
 
 static inline socklen_t loopback(int af, int port, struct sockaddr_storage *ss)
 {
@@ -109,12 +110,12 @@ static inline int connect_to(int fd, int af, int port)
 	return connect(fd, (void *)&ss, len);
 }
 
-/* -4 ADDR -6 ADDR -R, as every differential program takes them */
+/* -4 ADDR -6 ADDR -R -S N, as every differential program takes them */
 static inline void cmp_options(int argc, char **argv)
 {
 	int o;
 
-	while ((o = getopt(argc, argv, "4:6:R")) != -1) {
+	while ((o = getopt(argc, argv, "4:6:RS:")) != -1) {
 		switch (o) {
 		case '4':
 			if (inet_pton(AF_INET, optarg, &addr4) != 1)
@@ -127,8 +128,11 @@ static inline void cmp_options(int argc, char **argv)
 		case 'R':
 			expect_rdma = true;
 			break;
+		case 'S':
+			cmp_scale = atoi(optarg) > 0 ? atoi(optarg) : 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-4 ADDR -6 ADDR -R]\n",
+			fprintf(stderr, "usage: %s [-4 ADDR -6 ADDR -R -S N]\n",
 				argv[0]);
 			exit(2);
 		}

@@ -213,7 +213,7 @@ if [ "$host" = a ]; then
 	echo "# exs_sockapi over RDMA (10.0.0.1, fd00::1)"
 	exs_sockapi -4 10.0.0.1 -6 fd00::1 -R || api=1
 	echo "# exs_stream over RDMA (10.0.0.1, fd00::1)"
-	exs_stream -4 10.0.0.1 -6 fd00::1 -R || api=1
+	exs_stream -4 10.0.0.1 -6 fd00::1 -R -S "$scale" || api=1
 fi
 
 exs_tap_end && [ "$api" = 0 ]

@@ -10,7 +10,7 @@
  * AF_EXS pair must also have stayed AF_EXS on both ends, or the case fails:
  * a case that passed over a TCP fallback proves nothing about RDMA.
  *
- *   exs_stream [-4 ADDR -6 ADDR -R]
+ *   exs_stream [-4 ADDR -6 ADDR -R -S N]	(-S: 1/N of the bulk bytes)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -28,6 +28,7 @@
 #include "exs_cmp.h"
 
 #define EV_ALL (POLLIN | POLLOUT | POLLRDHUP | POLLPRI)
+#define BULK_BYTES ((8 << 20) / cmp_scale)
 
 /* set by pair_open when an AF_EXS pair did not stay on RDMA under -R */
 static const char *wrong_transport;
@@ -468,7 +469,7 @@ static struct res c_shut_rd(bool exs, int af)
  */
 static struct res c_bulk_both_ways(bool exs, int af)
 {
-	struct sender s = { .bytes = 8 << 20 }, t = { .bytes = 8 << 20 };
+	struct sender s = { .bytes = BULK_BYTES }, t = { .bytes = BULK_BYTES };
 	uint32_t h;
 	struct pair p;
 	long n;
@@ -480,8 +481,8 @@ static struct res c_bulk_both_ways(bool exs, int af)
 	sender_start(&t);
 	n = drain(p.c, &h);
 	pthread_join(s.tid, NULL);
-	n = n * 2 + (h == fnv_pattern(8 << 20));
-	n = n * 2 + (drain(p.a, &h) == 8 << 20 && h == fnv_pattern(8 << 20));
+	n = n * 2 + (h == fnv_pattern(BULK_BYTES));
+	n = n * 2 + (drain(p.a, &h) == BULK_BYTES && h == fnv_pattern(BULK_BYTES));
 	pthread_join(t.tid, NULL);
 	pair_close(&p);
 	return R(0, n);
@@ -506,7 +507,7 @@ static int pattern_file(size_t n)
 	return fd;
 }
 
-#define FILE_BYTES ((1 << 20) + 7)
+#define FILE_BYTES ((1 << 20) / cmp_scale + 7)
 
 struct file_sender {
 	pthread_t tid;

@@ -760,7 +760,7 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
  * on a protocol violation.
  */
 static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
-		       struct exs_rx_slot *slot)
+		      struct exs_rx_slot *slot)
 {
 	struct ib_device *ibdev = conn->dev->ibdev;
 	enum exs_wire_msg_type type;
