@@ -113,36 +113,32 @@ else
 	fi
 fi
 
-name="no RDMA device: connect falls back to TCP"
-if [ "$host" = b ]; then
-	exs_bg exs_connect -l -x -p 22002 -e inet -n 1000000 >/dev/null
-	exs_wait_listen 22002 10
-	say "$name.ready"
-	exs_check "$name: b: served over TCP" wait "${EXS_PIDS[-1]}"
-else
-	await "$name.ready"
-	nodev=$(exs_stat FallbackNoDevice)
-	exs_run "$name" exs_connect -x -a $peer4 -p 22002 -e inet -n 1000000
-	exs_check "$name: counted FallbackNoDevice" \
-		[ $(($(exs_stat FallbackNoDevice) - nodev)) -eq 1 ]
-	rdma link add rxe0 type rxe netdev exs0
-	say "$name.readded"
-fi
+# counted_xfer NAME PORT FAMILY COUNTER: b serves, a connects with AF_EXS;
+# both connected sockets must report FAMILY (exs: RDMA, inet: TCP), every
+# byte must arrive, and a's COUNTER must move by one
+counted_xfer() {
+	local name=$1 port=$2 fam=$3 counter=$4 before
+	if [ "$host" = b ]; then
+		exs_bg exs_connect -l -x -p "$port" -e "$fam" -n 1000000 >/dev/null
+		exs_wait_listen "$port" 10
+		say "$name.ready"
+		exs_check "$name: b: served ($fam)" wait "${EXS_PIDS[-1]}"
+	else
+		await "$name.ready"
+		before=$(exs_stat "$counter")
+		exs_run "$name" exs_connect -x -a $peer4 -p "$port" -e "$fam" \
+			-n 1000000
+		exs_check "$name: counted $counter" \
+			[ $(($(exs_stat "$counter") - before)) -eq 1 ]
+	fi
+}
 
-name="device back: connect uses RDMA again"
-if [ "$host" = b ]; then
-	await "no RDMA device: connect falls back to TCP.readded"
-	exs_bg exs_connect -l -x -p 22003 -e exs -n 1000000 >/dev/null
-	exs_wait_listen 22003 10
-	say "$name.ready"
-	exs_check "$name: b: served over RDMA" wait "${EXS_PIDS[-1]}"
-else
-	await "$name.ready"
-	rdma=$(exs_stat ConnectRdma)
-	exs_run "$name" exs_connect -x -a $peer4 -p 22003 -e exs -n 1000000
-	exs_check "$name: counted ConnectRdma" \
-		[ $(($(exs_stat ConnectRdma) - rdma)) -eq 1 ]
-fi
+counted_xfer "no RDMA device: connect falls back to TCP" 22002 inet \
+	FallbackNoDevice
+[ "$host" = a ] && rdma link add rxe0 type rxe netdev exs0
+say "$host.readded"
+await a.readded
+counted_xfer "device back: connect uses RDMA again" 22003 exs ConnectRdma
 
 # --- 2. module unload ------------------------------------------------------
 name="$host: module unload"
@@ -170,18 +166,8 @@ say "$host.siw"
 await a.siw && await b.siw
 if ! rdma link show siw0/1 >/dev/null 2>&1; then
 	exs_skip "$name" "no siw on this kernel"
-elif [ "$host" = b ]; then
-	exs_bg exs_connect -l -x -p 22006 -e inet -n 1000000 >/dev/null
-	exs_wait_listen 22006 10
-	say "$name.ready"
-	exs_check "$name: b: served over TCP, every byte right" \
-		wait "${EXS_PIDS[-1]}"
 else
-	await "$name.ready"
-	nodev=$(exs_stat FallbackNoDevice)
-	exs_run "$name" exs_connect -x -a $peer4 -p 22006 -e inet -n 1000000
-	exs_check "$name: counted FallbackNoDevice" \
-		[ $(($(exs_stat FallbackNoDevice) - nodev)) -eq 1 ]
+	counted_xfer "$name" 22006 inet FallbackNoDevice
 fi
 rdma link delete siw0 2>/dev/null
 rdma link add rxe0 type rxe netdev exs0

@@ -718,6 +718,14 @@ static struct res c_poll_shutdown(bool exs, int af)
 	return R(0, (m[0] << 32) | (m[1] << 16) | m[2]);
 }
 
+/* the accepted end closes; wait until the client sees @ev */
+static void close_peer(struct pair *p, short ev)
+{
+	close(p->a);
+	p->a = -1;
+	wait_ev(p->c, ev);
+}
+
 /* The peer resets: poll says so, recv gives ECONNRESET, then EOF. */
 static struct res c_poll_reset(bool exs, int af)
 {
@@ -729,9 +737,7 @@ static struct res c_poll_reset(bool exs, int af)
 
 	pair_open(exs, af, &p, 0);
 	setsockopt(p.a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	close(p.a);
-	p.a = -1;
-	wait_ev(p.c, POLLIN);
+	close_peer(&p, POLLIN);
 	m[0] = mask_now(p.c);
 	r = R(recv(p.c, &c, 1, 0), 0);
 	m[1] = mask_now(p.c);
@@ -751,9 +757,7 @@ static struct res c_close_unread(bool exs, int af)
 	pair_open(exs, af, &p, 0);
 	send(p.c, "unread", 6, 0);
 	wait_inq(p.a, 6);
-	close(p.a);
-	p.a = -1;
-	wait_ev(p.c, POLLIN);
+	close_peer(&p, POLLIN);
 	r = R(recv(p.c, &c, 1, 0), 0);
 	r.val = send(p.c, "x", 1, MSG_NOSIGNAL) < 0 ? errno : 0;
 	pair_close(&p);
@@ -768,9 +772,7 @@ static struct res c_peer_close(bool exs, int af)
 	char c;
 
 	pair_open(exs, af, &p, 0);
-	close(p.a);
-	p.a = -1;
-	wait_ev(p.c, POLLRDHUP);
+	close_peer(&p, POLLRDHUP);
 	r = R(recv(p.c, &c, 1, 0), 0);
 	r.val = mask_now(p.c);
 	pair_close(&p);
