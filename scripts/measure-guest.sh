@@ -5,9 +5,11 @@
 #   verbs  raw RDMA verbs (perftest: ib_write_lat, ib_write_bw)
 #   tcp    plain TCP (sockperf ping-pong, iperf3)
 #   exs    AF_EXS to AF_EXS, over RDMA (both ends under exs-run)
+#   exsbp  the same with busy polling (net.exs.busy_poll_us on both ends)
 #   fb     AF_EXS client to a plain TCP server: the TCP fallback
 set -u
 role=$1 rounds=$2
+busy_us=${EXS_MEASURE_BUSY_US:-50000}
 share=$EXS_VM_SHARE
 mkdir -p "$share"
 peer=10.0.0.2
@@ -16,10 +18,17 @@ if [ "$role" = b ]; then
 	exs-run sockperf server --tcp -p 11112 >/dev/null 2>&1 &
 	iperf3 -s -p 5201 >/dev/null 2>&1 &
 	exs-run iperf3 -s -p 5202 >/dev/null 2>&1 &
+	# busy-polling servers: sockets take the sysctl when created, and
+	# accepted ones their listener's setting
+	sysctl -qw net.exs.busy_poll_us=$busy_us
+	exs-run sockperf server --tcp -p 11113 >/dev/null 2>&1 &
+	exs-run iperf3 -s -p 5203 >/dev/null 2>&1 &
+	sleep 2
+	sysctl -qw net.exs.busy_poll_us=0
 	# perftest servers serve one run each
 	for p in 18516:16 18517:1024; do
 		(while [ ! -e "$share/done" ]; do
-			ib_write_lat -R -d rxe0 -p "${p%:*}" -s "${p#*:}" -n 5000 >/dev/null 2>&1
+			ib_write_lat -R -d rxe0 -p "${p%:*}" -s "${p#*:}" -n 500 >/dev/null 2>&1
 		done) &
 	done
 	(while [ ! -e "$share/done" ]; do
@@ -43,7 +52,7 @@ bw() {	# bw PORT PRELOAD: receiver Mbit/s of a 5 s iperf3 run, 64 KiB writes
 }
 verbs_lat() {	# verbs_lat PORT SIZE: perftest's average one-way latency, usec
 	sleep 0.5
-	timeout 120 ib_write_lat -R -d rxe0 -p "$1" -s "$2" -n 5000 $peer 2>/dev/null |
+	timeout 120 ib_write_lat -R -d rxe0 -p "$1" -s "$2" -n 500 $peer 2>/dev/null |
 		awk '$1 == "'"$2"'" { print $6 }' | tail -n 1
 }
 verbs_bw() {	# 64 KiB RDMA writes for 5 s, Mbit/s
@@ -61,14 +70,18 @@ one_round() {	# one_round KIND
 		return ;;
 	tcp) set -- tcp 11111 5201 "" ;;
 	exs) set -- exs 11112 5202 exs-run ;;
+	exsbp)
+		sysctl -qw net.exs.busy_poll_us=$busy_us
+		set -- exsbp 11113 5203 exs-run ;;
 	fb) set -- fb 11111 5201 exs-run ;;
 	esac
 	for size in 16 1024; do
 		echo "lat$size $1 $(lat "$2" "$4" $size)" >> "$share/raw"
 	done
 	echo "bw $1 $(bw "$3" "$4")" >> "$share/raw"
+	sysctl -qw net.exs.busy_poll_us=0
 }
-kinds=(${EXS_MEASURE_KINDS:-verbs tcp exs fb})
+kinds=(${EXS_MEASURE_KINDS:-verbs tcp exs exsbp fb})
 for r in $(seq "$rounds"); do
 	if [ $((r % 2)) = 1 ]; then order=("${kinds[@]}"); else
 		order=(); for ((i = ${#kinds[@]} - 1; i >= 0; i--)); do order+=("${kinds[i]}"); done

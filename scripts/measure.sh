@@ -6,7 +6,7 @@
 # writes), interleaved round by round.  Prints medians and ratios to TCP.
 # A measurement, not a test: emulated timings are noisy, so only ratios
 # from one run mean anything.
-#   measure.sh [KERNEL] [ROUNDS]     EXS_MEASURE_KINDS="verbs tcp exs fb"
+#   measure.sh [KERNEL] [ROUNDS]     EXS_MEASURE_KINDS="verbs tcp exs exsbp fb"
 set -u
 top=$(readlink -f "$(dirname "$0")/..")
 cd "$top" || exit 2
