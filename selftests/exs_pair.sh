@@ -214,6 +214,22 @@ if [ "$host" = a ]; then
 	exs_sockapi -4 10.0.0.1 -6 fd00::1 -R || api=1
 	echo "# exs_stream over RDMA (10.0.0.1, fd00::1)"
 	exs_stream -4 10.0.0.1 -6 fd00::1 -R -S "$scale" || api=1
+
+	# As a device without immediate data must: every ring write is
+	# followed by a DATA message (rxe counts the SENDs), bytes intact.
+	name="ring writes announced by a SEND instead of immediate data"
+	echo 0 > /sys/module/af_exs/parameters/imm_data
+	sends=$(exs_rdma_stat rdma_sends)
+	writes=$(exs_stat RdmaWrites)
+	exs_bg exs_connect -l -x -p 21020 -e exs -n "$(kib 8192)" >/dev/null
+	exs_wait_listen 21020 10
+	exs_run "$name" exs_connect -x -a 10.0.0.1 -p 21020 -e exs \
+		-n "$(kib 8192)"
+	exs_check "$name: the server side" wait "${EXS_PIDS[-1]}"
+	exs_check "$name: a DATA message per write" \
+		[ $(($(exs_rdma_stat rdma_sends) - sends)) -ge \
+		  $(($(exs_stat RdmaWrites) - writes)) ]
+	echo 1 > /sys/module/af_exs/parameters/imm_data
 fi
 
 exs_tap_end && [ "$api" = 0 ]

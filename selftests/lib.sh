@@ -87,12 +87,17 @@ exs_tcp_segs() {
 	awk '$1 == "Tcp:" && $2 ~ /^[0-9]+$/ { print $11 + $12 }' /proc/net/snmp
 }
 
+# exs_rdma_stat COUNTER...: the sum of rxe0's named counters so far
+exs_rdma_stat() {
+	rdma statistic show link rxe0/1 2>/dev/null |
+		awk -v names=" $* " '{ for (i = 1; i < NF; i++)
+			if (index(names, " " $i " ")) n += $(i + 1) }
+		     END { print n + 0 }'
+}
+
 # exs_rdma_pkts: packets the host's RDMA device sent and received so far
 exs_rdma_pkts() {
-	rdma statistic show link rxe0/1 2>/dev/null |
-		awk '{ for (i = 1; i < NF; i++)
-			if ($i == "sent_pkts" || $i == "rcvd_pkts") n += $(i + 1) }
-		     END { print n + 0 }'
+	exs_rdma_stat sent_pkts rcvd_pkts
 }
 
 # exs_wait_file PATH SECONDS: wait for a file another host writes

@@ -20,6 +20,15 @@
 #include "mib.h"
 #include "ring.h"
 
+/* Devices without immediate data (iWARP) would follow each ring write with
+ * a DATA message instead.  AF_EXS skips those devices for now (device.c),
+ * so this only lets the tests run that path on RoCE.
+ */
+static bool exs_imm_data = true;
+module_param_named(imm_data, exs_imm_data, bool, 0644);
+MODULE_PARM_DESC(imm_data,
+		 "announce ring writes with immediate data (0: with a SEND after each write, as devices without it must)");
+
 struct workqueue_struct *exs_wq;
 
 static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -504,27 +513,31 @@ void exs_conn_tx_push(struct exs_conn *conn)
 					    pending);
 		u32 free_after = conn->tsize -
 				 (conn->tposted + pending - conn->tcredit);
+		bool with_imm = READ_ONCE(exs_imm_data);
 		u32 imm = pending;
 
-		if (conn->sq_head - conn->sq_tail + (first < pending ? 2 : 1) >
-		    EXS_SQ_DEPTH)
+		if (conn->sq_head - conn->sq_tail + (first < pending ? 2 : 1) +
+		    !with_imm > EXS_SQ_DEPTH)
 			return;		/* a completion pushes again */
 		if (exs_window_low(conn->tsize, free_after, EXS_CREDIT_SHIFT))
 			imm |= EXS_IMM_LOW_WINDOW;
 		/* across the wrap: a plain write, then the one with the
-		 * immediate, which RC orders after it
+		 * immediate (or a plain one and a DATA message), which RC
+		 * orders after it
 		 */
 		if (first < pending) {
 			if (exs_post_write(conn, conn->tposted, first, false,
 					   0) ||
 			    exs_post_write(conn, conn->tposted + first,
-					   pending - first, true,
+					   pending - first, with_imm,
 					   cpu_to_be32(imm)))
 				return;
-		} else if (exs_post_write(conn, conn->tposted, pending, true,
-					  cpu_to_be32(imm))) {
+		} else if (exs_post_write(conn, conn->tposted, pending,
+					  with_imm, cpu_to_be32(imm))) {
 			return;
 		}
+		if (!with_imm && exs_conn_send_ctrl(conn, EXS_MSG_DATA, imm))
+			return;
 		conn->tposted += pending;
 		EXS_INC_STATS(conn->net, EXS_MIB_RDMAWRITES);
 	}
@@ -755,6 +768,26 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock(&conn->lock);
 }
 
+/* Data the peer wrote into our ring: @imm (the write's immediate, or a
+ * DATA message) gives its length, which must fit the free space; the bytes
+ * themselves are the peer's.  Called under conn->lock.
+ */
+static bool exs_rx_bytes(struct exs_conn *conn, u32 imm)
+{
+	u32 len = imm & EXS_IMM_LEN_MASK;
+
+	if (!len || conn->fin_rcvd || !conn->ready_sent ||
+	    len > exs_ring_free(conn->rsize, conn->rprod, conn->rcons))
+		return false;
+	exs_ring_sync_for_cpu(conn, conn->rprod, len);
+	conn->rprod += len;
+	if (imm & EXS_IMM_LOW_WINDOW)
+		conn->peer_low = true;
+	exs_conn_credit(conn);
+	exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM);
+	return true;
+}
+
 /* A control message from the peer; every field checked against our state.
  * Called under conn->lock: 0, -ECONNRESET when the peer resets, -EPROTO
  * on a protocol violation.
@@ -799,30 +832,11 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 		return 0;
 	case EXS_MSG_ABORT:
 		return cursor ? -EPROTO : -ECONNRESET;
+	case EXS_MSG_DATA:
+		return exs_rx_bytes(conn, cursor) ? 0 : -EPROTO;
 	default:
 		return -EPROTO;
 	}
-}
-
-/* Data the peer wrote into our ring: the immediate gives its length,
- * which must fit the free space; the bytes themselves are the peer's.
- */
-static bool exs_rx_data(struct exs_conn *conn, const struct ib_wc *wc)
-{
-	u32 imm = be32_to_cpu(wc->ex.imm_data);
-	u32 len = imm & EXS_IMM_LEN_MASK;
-
-	if (!(wc->wc_flags & IB_WC_WITH_IMM) || !len || conn->fin_rcvd ||
-	    !conn->ready_sent ||
-	    len > exs_ring_free(conn->rsize, conn->rprod, conn->rcons))
-		return false;
-	exs_ring_sync_for_cpu(conn, conn->rprod, len);
-	conn->rprod += len;
-	if (imm & EXS_IMM_LOW_WINDOW)
-		conn->peer_low = true;
-	exs_conn_credit(conn);
-	exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM);
-	return true;
 }
 
 static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -848,7 +862,9 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	switch (wc->opcode) {
 	case IB_WC_RECV_RDMA_WITH_IMM:
-		err = exs_rx_data(conn, wc) ? 0 : -EPROTO;
+		err = (wc->wc_flags & IB_WC_WITH_IMM) &&
+		      exs_rx_bytes(conn, be32_to_cpu(wc->ex.imm_data)) ?
+		      0 : -EPROTO;
 		break;
 	case IB_WC_RECV:
 		err = exs_rx_msg(conn, wc, slot);

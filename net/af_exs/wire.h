@@ -59,6 +59,10 @@ enum exs_wire_msg_type {
 	EXS_MSG_CREDIT,		/* cursor: bytes of your data I consumed */
 	EXS_MSG_FIN,		/* cursor: my final producer cursor */
 	EXS_MSG_ABORT,		/* reset the connection */
+	EXS_MSG_DATA,		/* cursor: what the immediate of the write
+				 * just before would have said, from devices
+				 * without immediate data
+				 */
 	__EXS_MSG_MAX,
 };
 

@@ -170,6 +170,13 @@ static void exs_wire_test_msg(struct kunit *test)
 	msg.type = __EXS_MSG_MAX;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
 						 &cursor), -EPROTO);
+	/* the last type: a DATA message keeps the "window low" bit */
+	msg.type = EXS_MSG_DATA;
+	msg.cursor = cpu_to_be32(EXS_IMM_LOW_WINDOW | 4096);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_DATA);
+	KUNIT_EXPECT_EQ(test, cursor, EXS_IMM_LOW_WINDOW | 4096);
 	msg.type = EXS_MSG_FIN;
 	msg.flags = 1;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
