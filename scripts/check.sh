@@ -102,7 +102,7 @@ if [ -n "$dk" ]; then
 	vm_suite debug-kunit "$dk" 1 2G 1500 selftests/kunit.sh
 	vm_suite debug-local "$dk" 1 2G 1500 selftests/exs_local.sh
 	# the same cases with an eighth of the bytes: KASAN under TCG is slow
-	vm_suite debug-pair "$dk" 2 2G 1800 "EXS_PAIR_SCALE=8 selftests/exs_pair.sh" \
+	vm_suite debug-pair "$dk" 2 2G 2400 "EXS_PAIR_SCALE=8 selftests/exs_pair.sh" \
 		"EXS_PAIR_SCALE=8 selftests/exs_pair.sh"
 fi
 
