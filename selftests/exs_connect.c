@@ -38,7 +38,7 @@
 enum io_mode { IO_BLOCK, IO_POLL, IO_EPOLL };
 
 static struct {
-	bool listen, ipv6, exs, nb_connect;
+	bool listen, ipv6, exs, nb_connect, send_only;
 	const char *addr, *port, *expect;
 	unsigned long long bytes;
 	int conns, timeout;
@@ -202,6 +202,11 @@ static void run_xfer(int fd, bool server)
 	if (cfg.bytes == 0) {
 		x.tx_done = true;
 		shutdown(fd, SHUT_WR);
+	}
+	if (cfg.send_only) {	/* one thread, so its error is the one seen */
+		while (!x.tx_done)
+			xfer_send(&x);
+		return;
 	}
 
 	switch (cfg.mode) {
@@ -373,7 +378,7 @@ static void usage(void)
 	fprintf(stderr,
 		"%s [-l] [-a ADDR] [-p PORT] [-6] [-x] [-n BYTES]\n"
 		"\t[-c CONNS] [-m block|poll|epoll] [-N] [-e inet|inet6|exs]\n"
-		"\t[-t SECONDS]\n", "exs_connect");
+		"\t[-t SECONDS] [-o (send only, block mode)]\n", "exs_connect");
 	exit(2);
 }
 
@@ -381,7 +386,7 @@ int main(int argc, char *argv[])
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "la:p:6xn:c:m:Ne:t:")) != -1) {
+	while ((c = getopt(argc, argv, "la:p:6xn:c:m:Ne:t:o")) != -1) {
 		switch (c) {
 		case 'l':
 			cfg.listen = true;
@@ -406,6 +411,9 @@ int main(int argc, char *argv[])
 			break;
 		case 'N':
 			cfg.nb_connect = true;
+			break;
+		case 'o':
+			cfg.send_only = true;
 			break;
 		case 'e':
 			cfg.expect = optarg;

@@ -194,7 +194,10 @@ if [ "$host" = b ]; then
 fi
 
 await "$name.ready"
-exs_bg exs_connect -x -a $peer4 -p 22005 -e exs -n $big -m block -t 300 \
+# send only: one thread, so the error it reports is the connection's own
+# (in a both-ways stream the reader may take EOF once the writer took the
+# error, as on TCP)
+exs_bg exs_connect -x -a $peer4 -p 22005 -e exs -n $big -m block -t 300 -o \
 	>/dev/null 2> "$EXS_TMP/$name.err"
 if streaming "$name"; then
 	say "$name.streaming"
