@@ -437,7 +437,8 @@ void exs_conn_credit(struct exs_conn *conn)
  */
 void exs_conn_probe(struct exs_conn *conn)
 {
-	if (conn->sq_head == conn->sq_tail)
+	/* before our READY, a CREDIT would break the protocol */
+	if (conn->ready_sent && conn->sq_head == conn->sq_tail)
 		exs_conn_send_ctrl(conn, EXS_MSG_CREDIT, conn->racked);
 }
 
@@ -590,11 +591,25 @@ out:
 	spin_unlock_bh(&conn->lock);
 }
 
-/* quiet: an orphan whose last byte and FIN left, or that is dead anyway */
-static bool exs_conn_orphan_done(const struct exs_conn *conn)
+/* Nothing more will leave: the last byte and the FIN are in the peer's
+ * ring (every send completed), or the connection is dead anyway.  What a
+ * closed socket's teardown and a lingering close() wait for.  Called under
+ * conn->lock.
+ */
+bool exs_conn_tx_finished(const struct exs_conn *conn)
 {
 	return conn->state != EXS_CONN_ESTABLISHED ||
 	       (conn->fin_sent && conn->sq_head == conn->sq_tail);
+}
+
+/* No more data from us: the FIN follows the last byte, and nothing is
+ * held back for gathering any more.  Called under conn->lock.
+ */
+void exs_conn_shut_wr(struct exs_conn *conn)
+{
+	conn->shut_wr = true;
+	conn->hold = false;
+	exs_conn_tx_push(conn);
 }
 
 /* The socket is closed.  Its reference moves to the teardown, which runs
@@ -608,18 +623,16 @@ void exs_conn_orphan(struct exs_conn *conn, bool reset)
 	conn->owner = NULL;
 	conn->orphan = true;
 	conn->on_connect = NULL;
-	conn->hold = false;
 	if (conn->state == EXS_CONN_ESTABLISHED) {
 		if (reset || conn->rprod != conn->rcons) {
 			conn->state = EXS_CONN_CLOSED;
 			conn->err = -ECONNRESET;
 		} else {
-			conn->shut_wr = true;
-			exs_conn_tx_push(conn);
+			exs_conn_shut_wr(conn);
 		}
 	}
 	/* armed under the lock, so the teardown's cancel always sees it */
-	if (conn->hw_released || exs_conn_orphan_done(conn))
+	if (conn->hw_released || exs_conn_tx_finished(conn))
 		exs_conn_queue_hw(conn);
 	else
 		mod_delayed_work(exs_wq, &conn->timeout_work, 60 * HZ);
@@ -757,13 +770,13 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (slot->kind == EXS_TX_DATA) {
 		conn->tdone = slot->end;
 		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
-	} else if (conn->fin_sent && conn->sq_head == conn->sq_tail) {
+	} else if (exs_conn_tx_finished(conn)) {
 		exs_conn_wake(conn, EPOLLOUT);	/* a lingering close */
 	}
 	if (conn->credit_owed)
 		exs_conn_credit(conn);
 	exs_conn_tx_push(conn);
-	if (conn->orphan && exs_conn_orphan_done(conn))
+	if (conn->orphan && exs_conn_tx_finished(conn))
 		exs_conn_queue_hw(conn);
 	spin_unlock(&conn->lock);
 }

@@ -190,6 +190,8 @@ void exs_wake(struct exs_sock *exs, __poll_t mask);
 void exs_conn_tx_push(struct exs_conn *conn);
 void exs_conn_credit(struct exs_conn *conn);
 void exs_conn_probe(struct exs_conn *conn);
+void exs_conn_shut_wr(struct exs_conn *conn);
+bool exs_conn_tx_finished(const struct exs_conn *conn);
 u32 exs_conn_tx_free(const struct exs_conn *conn);
 int exs_conn_init(void);
 void exs_conn_exit(void);

@@ -428,26 +428,12 @@ int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
  */
 bool exs_settled_on_rdma(struct exs_sock *exs, bool nonblock)
 {
-	struct sock *sk = &exs->sk;
-	long timeo;
-
 	if (READ_ONCE(exs->cstate) != EXS_CS_CONNECTING)
 		return exs_on_rdma(exs);
-	lock_sock(sk);
-	timeo = nonblock ? 0 : sock_sndtimeo(sk, false);
-	exs_connect_settle(exs);
-	while (exs->cstate == EXS_CS_CONNECTING && timeo &&
-	       !signal_pending(current)) {
-		DEFINE_WAIT_FUNC(wait, woken_wake_function);
-
-		add_wait_queue(sk_sleep(exs->native->sk), &wait);
-		release_sock(sk);
-		timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, timeo);
-		lock_sock(sk);
-		remove_wait_queue(sk_sleep(exs->native->sk), &wait);
-		exs_connect_settle(exs);
-	}
-	release_sock(sk);
+	lock_sock(&exs->sk);
+	/* still connecting, a timeout or a signal: the caller finds out */
+	exs_connect_wait(exs, nonblock ? O_NONBLOCK : 0, false);
+	release_sock(&exs->sk);
 	return exs_on_rdma(exs);
 }
 

@@ -337,11 +337,8 @@ int exs_rdma_shutdown(struct exs_sock *exs, int how)
 	lock_sock(sk);
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
 	spin_lock_bh(&conn->lock);
-	if (how & SEND_SHUTDOWN) {
-		conn->shut_wr = true;
-		conn->hold = false;
-		exs_conn_tx_push(conn);
-	}
+	if (how & SEND_SHUTDOWN)
+		exs_conn_shut_wr(conn);
 	exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
 	spin_unlock_bh(&conn->lock);
 	release_sock(sk);
@@ -419,10 +416,12 @@ void exs_rdma_info(struct exs_sock *exs, struct exs_info *info)
 static bool exs_tx_delivered(struct exs_sock *exs, u32 unused)
 {
 	struct exs_conn *conn = exs->conn;
+	bool done;
 
-	return READ_ONCE(conn->state) != EXS_CONN_ESTABLISHED ||
-	       (READ_ONCE(conn->fin_sent) &&
-		READ_ONCE(conn->sq_head) == READ_ONCE(conn->sq_tail));
+	spin_lock_bh(&conn->lock);
+	done = exs_conn_tx_finished(conn);
+	spin_unlock_bh(&conn->lock);
+	return done;
 }
 
 /* close(): the connection finishes sending in the background; with
@@ -440,14 +439,11 @@ void exs_rdma_release(struct exs_sock *exs)
 	    !(current->flags & PF_EXITING) &&
 	    READ_ONCE(conn->rprod) == READ_ONCE(conn->rcons)) {
 		spin_lock_bh(&conn->lock);
-		conn->shut_wr = true;
-		conn->hold = false;
-		exs_conn_tx_push(conn);
+		exs_conn_shut_wr(conn);
 		spin_unlock_bh(&conn->lock);
 		exs_wait(exs, &timeo, exs_tx_delivered, 0);
 	}
 
 	exs->conn = NULL;
-	exs_conn_orphan(conn,
-			sock_flag(&exs->sk, SOCK_LINGER) && !exs->sk.sk_lingertime);
+	exs_conn_orphan(conn, sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime);
 }
