@@ -20,8 +20,8 @@ BUILD	:= build
 BIN	:= $(BUILD)/bin
 
 PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
-	   $(BIN)/exs_race
-TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run
+	   $(BIN)/exs_race $(BIN)/exs_nlbad
+TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
 	   selftests/exs_tap.h selftests/exs_cmp.h
 
@@ -39,11 +39,20 @@ tools: $(PROGS) $(TOOLS)
 $(BIN):
 	mkdir -p $@
 
+# the hostile netlink client speaks through exsconfig's plumbing
+$(BIN)/exs_nlbad: selftests/exs_nlbad.c tools/exsconfig/nl.c tools/exsconfig/nl.h $(HDRS) | $(BIN)
+	$(CC) $(CFLAGS) -o $@ $< tools/exsconfig/nl.c $$(pkg-config --cflags --libs libmnl)
+
 $(BIN)/exs_%: selftests/exs_%.c $(HDRS) | $(BIN)
 	$(CC) $(CFLAGS) -o $@ $< -lpthread
 
 $(BIN)/libexs-preload.so: tools/preload/exs_preload.c $(HDRS) | $(BIN)
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+
+EXSCONFIG_SRC := $(wildcard tools/exsconfig/*.c)
+$(BIN)/exsconfig: $(EXSCONFIG_SRC) $(wildcard tools/exsconfig/*.h) $(HDRS) | $(BIN)
+	$(CC) $(CFLAGS) -o $@ $(EXSCONFIG_SRC) \
+		$$(pkg-config --cflags --libs libmnl jansson)
 
 $(BIN)/exs-run: tools/preload/exs-run | $(BIN)
 	install -m 0755 $< $@

@@ -88,6 +88,8 @@ for k in $EXS_KERNELS; do
 	vm_suite "$k-local" "$k" 1 1G 900 selftests/exs_local.sh
 	vm_suite "$k-pair" "$k" 2 1G 1500 selftests/exs_pair.sh selftests/exs_pair.sh
 	vm_suite "$k-fault" "$k" 2 1G 900 selftests/exs_fault.sh selftests/exs_fault.sh
+	vm_suite "$k-control" "$k" 2 1G 900 selftests/exs_control.sh \
+		selftests/exs_control.sh
 done
 
 # The debug kernel (KUnit, KASAN, lockdep, kmemleak): built once, cached.
@@ -104,6 +106,10 @@ if [ -n "$dk" ]; then
 	# the same cases with an eighth of the bytes: KASAN under TCG is slow
 	vm_suite debug-pair "$dk" 2 2G 2400 "EXS_PAIR_SCALE=8 selftests/exs_pair.sh" \
 		"EXS_PAIR_SCALE=8 selftests/exs_pair.sh"
+	# map, netlink and namespaces under kmemleak and KASAN
+	vm_suite debug-control "$dk" 2 2G 1500 \
+		"EXS_PAIR_SCALE=8 selftests/exs_control.sh" \
+		"EXS_PAIR_SCALE=8 selftests/exs_control.sh"
 fi
 
 echo "# results and logs: $results"

@@ -22,47 +22,6 @@ if ! exs_loaded; then
 	exit $KSFT_SKIP
 fi
 
-# The hosts meet through files in the shared directory: b says a server
-# is ready, a says a client is done.
-ready() { touch "$share/ready.$1"; }
-await_ready() { exs_wait_file "$share/ready.$1" 60; }
-done_() { touch "$share/done.$1"; }
-await_done() { exs_wait_file "$share/done.$1" 300; }
-
-# pair_xfer NAME PORT "SERVER ARGS" "CLIENT ARGS"
-pair_xfer() {
-	local name=$1 port=$2
-	if [ "$host" = b ]; then
-		exs_bg exs_connect -l -p "$port" $3 >/dev/null
-		exs_wait_listen "$port" 10
-		ready "$name"
-		if wait "${EXS_PIDS[-1]}"; then
-			exs_ok "$name: server side"
-		else
-			exs_fail "$name: server side"
-		fi
-	else
-		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
-		exs_run "$name" exs_connect -p "$port" $4
-	fi
-}
-
-# rdma_xfer NAME PORT BYTES "SERVER ARGS" "CLIENT ARGS": a transfer that
-# must go by RDMA, shown three ways: SO_DOMAIN stays AF_EXS on both ends
-# (-e exs), the RDMA device moved at least a packet per 4 KiB each way,
-# and TCP moved next to nothing (no payload: a 1 MiB TCP transfer alone
-# takes hundreds of segments).
-rdma_xfer() {
-	local name=$1 port=$2 bytes=$3 segs pkts
-	segs=$(exs_tcp_segs)
-	pkts=$(exs_rdma_pkts)
-	pair_xfer "$name" "$port" "$4 -e exs -n $bytes" "$5 -e exs -n $bytes"
-	exs_check "$name: $host: the RDMA device carried the bytes" \
-		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * bytes / 4096)) ]
-	exs_check "$name: $host: TCP carried no payload" \
-		[ $(($(exs_tcp_segs) - segs)) -lt 40 ]
-}
-
 # Emulated hosts (and the debug kernel above all) set up an RDMA connection
 # in seconds, not microseconds: give attempts time before they fall back.
 sysctl -qw net.exs.connect_timeout_ms=30000
@@ -123,9 +82,9 @@ else
 	exs_check "$name: the plain TCP client" wait "${EXS_PIDS[-1]}"
 fi
 if [ "$host" = b ]; then
-	exs_check "b: one accept was RDMA, one TCP" \
-		[ $(($(exs_stat AcceptRdma) - acc_rdma)) -eq 1 ] &&
-		[ $(($(exs_stat AcceptTcp) - acc_tcp)) -eq 1 ]
+	exs_assert "b: one accept was RDMA, one TCP" \
+		'[ $(($(exs_stat AcceptRdma) - acc_rdma)) -eq 1 ] &&
+		[ $(($(exs_stat AcceptTcp) - acc_tcp)) -eq 1 ]'
 fi
 
 fallbacks() {
@@ -152,10 +111,10 @@ unmodified_run() {
 		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
 		exs_run "$name" exs-run bash -c "$client"
 		done_ "$name"
-		exs_check "$name: the client connected over RDMA, never fell back" \
-			[ $(($(exs_stat ConnectRdma) - rdma)) -ge 1 ] &&
+		exs_assert "$name: the client connected over RDMA, never fell back" \
+			'[ $(($(exs_stat ConnectRdma) - rdma)) -ge 1 ] &&
 			[ "$(fallbacks)" -eq "$fb" ] &&
-			[ $(($(exs_rdma_pkts) - pkts)) -ge 100 ]
+			[ $(($(exs_rdma_pkts) - pkts)) -ge 100 ]'
 	fi
 }
 

@@ -16,7 +16,6 @@
 #include "exs_family.h"
 
 #define KSFT_SKIP 4
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static int tap_ntest, tap_nfail, tap_nskip;
 

@@ -67,6 +67,13 @@ exs_check() {
 	if "$@"; then exs_ok "$name"; else exs_fail "$name" "$*"; fi
 }
 
+# exs_assert NAME 'CONDITION': one test from a shell condition, evaluated
+# whole (exs_check would take only the first part of "a && b")
+exs_assert() {
+	local name=$1
+	if eval "$2"; then exs_ok "$name"; else exs_fail "$name" "$2"; fi
+}
+
 exs_bg() {
 	"$@" &
 	EXS_PIDS+=($!)
@@ -118,6 +125,48 @@ exs_wait_listen() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# Two hosts (exs-vm --hosts 2, $host and $share set) meet through files
+# in the shared directory: b says a server is ready, a says a client is
+# done.
+ready() { touch "$share/ready.$1"; }
+await_ready() { exs_wait_file "$share/ready.$1" 60; }
+done_() { touch "$share/done.$1"; }
+await_done() { exs_wait_file "$share/done.$1" 300; }
+
+# pair_xfer NAME PORT "SERVER ARGS" "CLIENT ARGS"
+pair_xfer() {
+	local name=$1 port=$2
+	if [ "$host" = b ]; then
+		exs_bg exs_connect -l -p "$port" $3 >/dev/null
+		exs_wait_listen "$port" 10
+		ready "$name"
+		if wait "${EXS_PIDS[-1]}"; then
+			exs_ok "$name: server side"
+		else
+			exs_fail "$name: server side"
+		fi
+	else
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_run "$name" exs_connect -p "$port" $4
+	fi
+}
+
+# rdma_xfer NAME PORT BYTES "SERVER ARGS" "CLIENT ARGS": a transfer that
+# must go by RDMA, shown three ways: SO_DOMAIN stays AF_EXS on both ends
+# (-e exs), the RDMA device moved at least a packet per 4 KiB each way,
+# and TCP moved next to nothing (no payload: a 1 MiB TCP transfer alone
+# takes hundreds of segments).
+rdma_xfer() {
+	local name=$1 port=$2 bytes=$3 segs pkts
+	segs=$(exs_tcp_segs)
+	pkts=$(exs_rdma_pkts)
+	pair_xfer "$name" "$port" "$4 -e exs -n $bytes" "$5 -e exs -n $bytes"
+	exs_check "$name: $host: the RDMA device carried the bytes" \
+		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * bytes / 4096)) ]
+	exs_check "$name: $host: TCP carried no payload" \
+		[ $(($(exs_tcp_segs) - segs)) -lt 40 ]
 }
 
 exs_tap_end() {

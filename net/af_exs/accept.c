@@ -24,6 +24,7 @@
 #include "conn.h"
 #include "mib.h"
 #include "ring.h"
+#include "trace.h"
 
 /* The listener lives until its socket closed and no child points to it. */
 static void exs_listener_put(struct exs_listener *lsn)
@@ -97,7 +98,7 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	};
 	struct exs_conn *conn;
 	struct exs_sock *exs;
-	u32 rsize = 0;
+	u32 rsize = 0, inline_max = 0;
 	int err;
 
 	err = exs_wire_parse_req(ev->param.conn.private_data,
@@ -114,10 +115,8 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	if (exs && lsn->qlen <= READ_ONCE(exs->sk.sk_max_ack_backlog)) {
 		lsn->qlen++;
 		refcount_inc(&lsn->ref);
-		rsize = exs_ring_size_for(exs->native->sk->sk_userlocks &
-					  SOCK_RCVBUF_LOCK ?
-					  exs->native->sk->sk_rcvbuf / 2 :
-					  READ_ONCE(exs_pernet(net)->cfg.ring_size));
+		rsize = exs_ring_size_of(exs);
+		inline_max = READ_ONCE(exs->inline_max);
 	}
 	spin_unlock_bh(&lsn->lock);
 	if (!exs)
@@ -125,7 +124,7 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	if (!rsize)
 		return exs_reject(id, net, EXS_WIRE_REJ_BACKLOG);
 
-	conn = exs_conn_alloc(net, id, rsize);
+	conn = exs_conn_alloc(net, id, rsize, inline_max);
 	if (!conn)
 		goto nomem;
 	conn->passive = true;
@@ -367,5 +366,6 @@ int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
 	conn->lsn = NULL;
 	spin_unlock_bh(&conn->lock);
 	EXS_INC_STATS(net, EXS_MIB_ACCEPTRDMA);
+	trace_exs_accept(&conn->self, 0);
 	return 0;
 }

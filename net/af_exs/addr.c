@@ -11,6 +11,44 @@
 
 #include "protocol.h"
 
+/* An AF_INET or AF_INET6 address as one IPv6 address (IPv4-mapped). */
+void exs_addr_to_v6(const struct sockaddr *sa, struct in6_addr *a,
+		    __be16 *port)
+{
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
+		*port = sin->sin_port;
+	} else {
+		const struct sockaddr_in6 *sin6 =
+			(const struct sockaddr_in6 *)sa;
+
+		*a = sin6->sin6_addr;
+		*port = sin6->sin6_port;
+	}
+}
+
+/* And back: the sockaddr the RDMA side resolves, @port kept. */
+void exs_addr_from_v6(const struct in6_addr *a, __be16 port,
+		      struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (ipv6_addr_v4mapped(a)) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = a->s6_addr32[3];
+		sin->sin_port = port;
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = *a;
+		sin6->sin6_port = port;
+	}
+}
+
 int exs_proto_to_family(int protocol)
 {
 	switch (protocol) {

@@ -19,6 +19,7 @@
 #include "conn.h"
 #include "mib.h"
 #include "ring.h"
+#include "trace.h"
 
 /* Devices without immediate data (iWARP) would follow each ring write with
  * a DATA message instead.  AF_EXS skips those devices for now (device.c),
@@ -81,7 +82,7 @@ void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
 }
 
 struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
-				u32 rsize)
+				u32 rsize, u32 inline_max)
 {
 	struct exs_conn *conn;
 	int i;
@@ -94,6 +95,9 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	conn->net = get_net(net);
 	conn->id = id;
 	conn->rsize = rsize;
+	conn->inline_max = inline_max;
+	conn->credit_fraction =
+		READ_ONCE(exs_pernet(net)->cfg.delayed_ack_fraction);
 	conn->state = EXS_CONN_CONNECTING;
 	INIT_LIST_HEAD(&conn->dev_node);
 	INIT_LIST_HEAD(&conn->accept_node);
@@ -261,13 +265,18 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	attr.cap.max_recv_wr = EXS_RQ_DEPTH + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
-	attr.cap.max_inline_data = EXS_INLINE_MAX;
+	/* control messages always go inline */
+	attr.cap.max_inline_data = max_t(u32, conn->inline_max,
+					 sizeof(struct exs_wire_msg));
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	err = rdma_create_qp(id, conn->dev->pd, &attr);
 	if (err)
 		return err;
 	conn->qp = id->qp;
+	/* the device may grant less than we asked */
+	conn->inline_max = min_t(u32, conn->inline_max,
+				 attr.cap.max_inline_data);
 
 	for (i = 0; i < EXS_RQ_DEPTH; i++) {
 		struct exs_rx_slot *slot = &conn->rx[i];
@@ -327,6 +336,15 @@ void exs_conn_queue_hw(struct exs_conn *conn)
 		refcount_dec(&conn->ref);	/* already queued: never the last */
 }
 
+/* An established connection ends with @err rather than in order: counted
+ * and traced here, wherever it is noticed.  Called under conn->lock.
+ */
+static void exs_conn_aborted(struct exs_conn *conn, int err)
+{
+	EXS_INC_STATS(conn->net, EXS_MIB_ABORTS);
+	trace_exs_abort(&conn->self, err);
+}
+
 /* End the connection now with @err: the socket sees it at once, the
  * resources go in process context.  Called under conn->lock.
  */
@@ -338,6 +356,9 @@ static void __exs_conn_abort(struct exs_conn *conn, int err,
 		EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
 	if (conn->state != EXS_CONN_CLOSED) {
 		bool connecting = conn->state == EXS_CONN_CONNECTING;
+
+		if (!connecting)
+			exs_conn_aborted(conn, err);
 
 		conn->state = EXS_CONN_CLOSED;
 		if (!conn->err)
@@ -404,14 +425,17 @@ static int exs_conn_send_ctrl(struct exs_conn *conn,
 	sge.addr = (uintptr_t)&conn->tx_msg;
 	sge.length = sizeof(conn->tx_msg);
 	sge.lkey = conn->dev->pd->local_dma_lkey;
-	return exs_post_send(conn, &wr);
+	if (exs_post_send(conn, &wr))
+		return -ECONNRESET;
+	EXS_INC_STATS(conn->net, EXS_MIB_MSGSOUT);
+	return 0;
 }
 
 /* Return credits if they are due.  Called under conn->lock. */
 void exs_conn_credit(struct exs_conn *conn)
 {
 	if (!exs_credit_due(conn->rsize, conn->rcons, conn->racked,
-			    EXS_CREDIT_SHIFT, conn->peer_low) &&
+			    conn->credit_fraction, conn->peer_low) &&
 	    !conn->credit_owed)
 		return;
 	if (conn->rcons == conn->racked) {
@@ -479,9 +503,10 @@ static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 	slot->kind = EXS_TX_DATA;
 	slot->end = cursor + len;
 	wr.wr.wr_cqe = &slot->cqe;
-	if (len <= EXS_INLINE_MAX) {
+	if (len <= conn->inline_max) {
 		sge.addr = (uintptr_t)conn->tbuf + off;
 		wr.wr.send_flags |= IB_SEND_INLINE;
+		EXS_INC_STATS(conn->net, EXS_MIB_INLINEWRITES);
 	} else {
 		ib_dma_sync_single_for_device(conn->dev->ibdev,
 					      conn->tdma + off, len,
@@ -499,7 +524,7 @@ static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 void exs_conn_tx_push(struct exs_conn *conn)
 {
 	u32 pending = conn->tcopied - conn->tposted;
-	u32 gather = min_t(u32, conn->tsize >> EXS_CREDIT_SHIFT, 16384);
+	u32 gather = min_t(u32, conn->tsize >> EXS_WINDOW_LOW_SHIFT, 16384);
 
 	if (conn->state != EXS_CONN_ESTABLISHED || !conn->peer_ready)
 		return;
@@ -520,7 +545,7 @@ void exs_conn_tx_push(struct exs_conn *conn)
 		if (conn->sq_head - conn->sq_tail + (first < pending ? 2 : 1) +
 		    !with_imm > EXS_SQ_DEPTH)
 			return;		/* a completion pushes again */
-		if (exs_window_low(conn->tsize, free_after, EXS_CREDIT_SHIFT))
+		if (exs_window_low(conn->tsize, free_after))
 			imm |= EXS_IMM_LOW_WINDOW;
 		/* across the wrap: a plain write, then the one with the
 		 * immediate (or a plain one and a DATA message), which RC
@@ -541,6 +566,7 @@ void exs_conn_tx_push(struct exs_conn *conn)
 			return;
 		conn->tposted += pending;
 		EXS_INC_STATS(conn->net, EXS_MIB_RDMAWRITES);
+		EXS_ADD_STATS(conn->net, EXS_MIB_BYTESOUT, pending);
 	}
 
 	if (conn->shut_wr && !conn->fin_sent &&
@@ -627,6 +653,7 @@ void exs_conn_orphan(struct exs_conn *conn, bool reset)
 		if (reset || conn->rprod != conn->rcons) {
 			conn->state = EXS_CONN_CLOSED;
 			conn->err = -ECONNRESET;
+			exs_conn_aborted(conn, conn->err);
 		} else {
 			exs_conn_shut_wr(conn);
 		}
@@ -657,6 +684,8 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 
 	spin_lock_bh(&conn->lock);
 	if (conn->state != EXS_CONN_CLOSED) {
+		if (conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd)
+			exs_conn_aborted(conn, conn->err ?: -ECONNRESET);
 		conn->state = EXS_CONN_CLOSED;
 		if (!conn->fin_rcvd && !conn->err)
 			conn->err = -ECONNRESET;
@@ -794,6 +823,7 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm)
 		return false;
 	exs_ring_sync_for_cpu(conn, conn->rprod, len);
 	conn->rprod += len;
+	EXS_ADD_STATS(conn->net, EXS_MIB_BYTESIN, len);
 	if (imm & EXS_IMM_LOW_WINDOW)
 		conn->peer_low = true;
 	exs_conn_credit(conn);
@@ -817,6 +847,7 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 	if (exs_wire_parse_msg(conn->rx_msgs + (slot - conn->rx),
 			       wc->byte_len, &type, &cursor))
 		return -EPROTO;
+	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
 	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
 				      DMA_FROM_DEVICE);
 

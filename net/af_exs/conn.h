@@ -24,8 +24,6 @@
 
 #define EXS_SQ_DEPTH		64	/* send work requests in flight */
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
-#define EXS_INLINE_MAX		64	/* asked of the device for inline sends */
-#define EXS_CREDIT_SHIFT	2	/* return credits every 1/4 ring */
 #define EXS_PROBE_INTERVAL	HZ	/* a sender short of credits probes */
 /* Transport retries before a send fails with RETRY_EXC (ETIMEDOUT): what
  * bounds a dead peer.  Not 7: rxe reads 7 as "retry forever", as the spec
@@ -122,6 +120,8 @@ struct exs_conn {
 	bool			credit_owed;	/* no send slot when due */
 	bool			nodelay;	/* TCP_NODELAY: never gather */
 	bool			hold;		/* TCP_CORK or MSG_MORE: gather */
+	u16			inline_max;	/* writes this small go inline */
+	u8			credit_fraction; /* credit every 1/N ring */
 	bool			orphan;		/* the socket is closed */
 	bool			torn_down;	/* handlers must not build more */
 	bool			hw_released;	/* hw_work ran */
@@ -174,7 +174,7 @@ void exs_dev_put(struct exs_dev *dev);
 
 /* conn.c */
 struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
-				u32 rsize);
+				u32 rsize, u32 inline_max);
 int exs_conn_create_qp(struct exs_conn *conn);
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);

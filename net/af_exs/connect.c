@@ -25,6 +25,7 @@
 #include "conn.h"
 #include "mib.h"
 #include "ring.h"
+#include "trace.h"
 
 static int exs_connect_timeout_ms(struct net *net)
 {
@@ -48,23 +49,6 @@ static void exs_connect_fail(struct exs_conn *conn,
 		conn->reason = reason;
 	spin_unlock_bh(&conn->lock);
 	exs_conn_abort(conn, -ECONNREFUSED, false);
-}
-
-static void exs_addr_to_v6(const struct sockaddr *sa, struct in6_addr *a,
-			   __be16 *port)
-{
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
-
-		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
-		*port = sin->sin_port;
-	} else {
-		const struct sockaddr_in6 *sin6 =
-			(const struct sockaddr_in6 *)sa;
-
-		*a = sin6->sin6_addr;
-		*port = sin6->sin6_port;
-	}
 }
 
 /* The route is known: build the QP and the ring and send the REQ. */
@@ -212,12 +196,17 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 						  struct sockaddr *addr)
 {
 	struct net *net = sock_net(&exs->sk);
-	struct sockaddr_storage src;
+	enum exs_fallback_reason reason;
+	struct sockaddr_storage src, node;
 	struct rdma_cm_id *id;
 	struct exs_conn *conn;
 	u32 rsize;
 	int err;
 
+	/* the map and policy first: a "no" costs nothing more */
+	reason = exs_policy_route(net, addr, &node);
+	if (reason)
+		return reason;
 	if (!exs_dev_any())
 		return EXS_FALLBACK_NO_DEVICE;
 	if (exs_negcache_hit(net, addr))
@@ -225,11 +214,8 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	if (exs_connect_bind(exs, (struct sockaddr *)&src))
 		return EXS_FALLBACK_NO_DEVICE;
 
-	rsize = exs_ring_size_for(exs->native->sk->sk_userlocks &
-				  SOCK_RCVBUF_LOCK ?
-				  exs->native->sk->sk_rcvbuf / 2 :
-				  READ_ONCE(exs_pernet(net)->cfg.ring_size));
-	conn = exs_conn_alloc(net, NULL, rsize);
+	rsize = exs_ring_size_of(exs);
+	conn = exs_conn_alloc(net, NULL, rsize, READ_ONCE(exs->inline_max));
 	if (!conn)
 		return EXS_FALLBACK_NOMEM;
 	exs_addr_to_v6((struct sockaddr *)&src, &conn->self.saddr,
@@ -247,7 +233,9 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	conn->owner = exs;
 	conn->on_connect = exs_connect_event;
 
-	err = rdma_resolve_addr(id, NULL, addr, exs_connect_timeout_ms(net));
+	/* the peer's RDMA address; the REQ carries its TCP one */
+	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&node,
+				exs_connect_timeout_ms(net));
 	if (err) {
 		conn->owner = NULL;
 		rdma_destroy_id(id);
@@ -263,6 +251,11 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 
 /* Merge into TCP and start its connect without blocking: a program that
  * waits (blocking connect, poll, epoll) then waits on TCP's handshake.
+ *
+ * TCP's connect starts before the descriptor moves: a TCP socket not yet
+ * connecting polls EPOLLOUT | EPOLLHUP, which a poller woken in between
+ * would take for the outcome.  A poller that looked before the move saw
+ * "connecting" and is woken once more after it.
  */
 static void exs_connect_to_tcp(struct exs_sock *exs,
 			       enum exs_fallback_reason reason)
@@ -270,8 +263,6 @@ static void exs_connect_to_tcp(struct exs_sock *exs,
 	struct socket *native = exs->native;
 	int err;
 
-	exs_fallback(exs, reason);
-	exs->cstate = EXS_CS_MERGED;
 	err = READ_ONCE(native->ops)->connect(native,
 					      (struct sockaddr *)&exs->daddr,
 					      exs->daddr_len, O_NONBLOCK);
@@ -280,6 +271,9 @@ static void exs_connect_to_tcp(struct exs_sock *exs,
 		WRITE_ONCE(native->sk->sk_err, -err);
 		sk_error_report(native->sk);
 	}
+	WRITE_ONCE(exs->cstate, EXS_CS_MERGED);
+	exs_fallback(exs, reason);
+	exs_wake(exs, 0);
 }
 
 /* Finish a connect whose RDMA attempt has ended.  Under the socket lock. */
@@ -306,6 +300,7 @@ static void exs_connect_settle(struct exs_sock *exs)
 		WRITE_ONCE(exs->transport, EXS_TRANSPORT_RDMA);
 		exs->sk.sk_state = TCP_ESTABLISHED;
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_CONNECTRDMA);
+		trace_exs_connect(&conn->self, 0);
 		return;
 	default:
 		break;

@@ -409,6 +409,8 @@ void exs_rdma_info(struct exs_sock *exs, struct exs_info *info)
 	info->exsi_tx_credit = conn->peer_ready ? exs_conn_tx_free(conn) : 0;
 	info->exsi_bytes_sent = conn->tx_bytes;
 	info->exsi_bytes_received = conn->rx_bytes;
+	info->exsi_inline = conn->inline_max;
+	info->exsi_credit_fraction = conn->credit_fraction;
 	spin_unlock_bh(&conn->lock);
 }
 

@@ -61,6 +61,8 @@ static int exs_dev_add(struct ib_device *ibdev)
 	INIT_LIST_HEAD(&dev->conns);
 	ib_set_client_data(ibdev, &exs_ib_client, dev);
 	atomic_inc(&exs_dev_count);
+	/* devices are not per namespace; their events count in init_net */
+	EXS_INC_STATS(&init_net, EXS_MIB_DEVADDED);
 	return 0;
 }
 
@@ -75,6 +77,7 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 	struct exs_conn *conn;
 
 	atomic_dec(&exs_dev_count);
+	EXS_INC_STATS(&init_net, EXS_MIB_DEVGONE);
 	spin_lock_bh(&dev->lock);
 	dev->dying = true;
 	list_for_each_entry(conn, &dev->conns, dev_node) {

@@ -8,6 +8,25 @@
 
 #include "protocol.h"
 #include "mib.h"
+#include "trace.h"
+
+/* The tracepoint's peer: connect()'s address, or an accepted child's. */
+static void exs_fallback_trace(struct exs_sock *exs, int reason)
+{
+	struct sockaddr_storage peer = {};
+	struct in6_addr addr = {};
+	__be16 port = 0;
+
+	if (!trace_exs_fallback_enabled())
+		return;
+	if (exs->daddr_len)
+		peer = exs->daddr;
+	else if (kernel_getpeername(exs->native, (struct sockaddr *)&peer) < 0)
+		peer.ss_family = AF_UNSPEC;
+	if (peer.ss_family == AF_INET || peer.ss_family == AF_INET6)
+		exs_addr_to_v6((struct sockaddr *)&peer, &addr, &port);
+	trace_exs_fallback(&addr, port, reason);
+}
 
 /* Hand the program's descriptor to the native TCP socket.
  *
@@ -56,6 +75,7 @@ void exs_fallback(struct exs_sock *exs, enum exs_fallback_reason reason)
 	exs->fallback_reason = reason;
 	WRITE_ONCE(exs->transport, EXS_TRANSPORT_TCP);
 	EXS_INC_STATS(sock_net(&exs->sk), exs_mib_fallback(reason));
+	exs_fallback_trace(exs, reason);
 
 	file = sock ? sock->file : NULL;
 	if (!file)

@@ -17,6 +17,9 @@
 #include "conn.h"
 #include "mib.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 int exs_family = AF_EXS_DEFAULT;
 module_param_named(family, exs_family, int, 0444);
 MODULE_PARM_DESC(family, "address family number to register (default "
@@ -61,6 +64,8 @@ struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
 	exs->fallback_reason = EXS_FALLBACK_NONE;
 	INIT_WORK(&exs->connect_work, exs_connect_work);
 	exs->busy_poll_us = READ_ONCE(exs_pernet(net)->cfg.busy_poll_us);
+	exs->inline_max = READ_ONCE(exs_pernet(net)->cfg.inline_threshold);
+	exs_diag_link(exs);
 
 	/* Let the native socket's inode carry our inode's number, so that
 	 * /proc/net/tcp, sock_diag and "ss -p" name the program's descriptor
@@ -140,15 +145,21 @@ static int __init exs_init(void)
 	if (err)
 		goto err_device;
 
+	err = exs_netlink_init();
+	if (err)
+		goto err_proto;
+
 	err = sock_register(&exs_family_ops);
 	if (err) {
 		pr_err("family %d is taken (%d); load with family=N\n",
 		       exs_family, err);
-		goto err_proto;
+		goto err_netlink;
 	}
 	pr_info("registered address family %d\n", exs_family);
 	return 0;
 
+err_netlink:
+	exs_netlink_exit();
 err_proto:
 	proto_unregister(&exs_proto);
 err_device:
@@ -167,6 +178,7 @@ err_netns:
 static void __exit exs_exit(void)
 {
 	sock_unregister(exs_family);
+	exs_netlink_exit();
 	proto_unregister(&exs_proto);
 	/* connections of closed sockets finish their teardown first */
 	flush_workqueue(exs_wq);

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-namespace AF_EXS counters, shown in /proc/net/exs_stat as
- * "Name value" lines.  Each is incremented at the one place its event
- * happens.
+ * "Name value" lines and by EXS_CMD_STATS_GET.  Each is incremented at the
+ * one place its event happens.
+ *
+ * A reset (EXS_CMD_STATS_RESET) records the current sums as a baseline
+ * rather than writing other CPUs' counters, which would race with their
+ * unlocked increments.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 
 #include "mib.h"
 
@@ -23,6 +28,14 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_PROTOERR]	= "ProtocolErrors",
 	[EXS_MIB_DEVREMOVED]	= "DeviceRemoved",
 	[EXS_MIB_BUSYPOLLHIT]	= "BusyPollHit",
+	[EXS_MIB_INLINEWRITES]	= "InlineWrites",
+	[EXS_MIB_BYTESOUT]	= "RdmaBytesOut",
+	[EXS_MIB_BYTESIN]	= "RdmaBytesIn",
+	[EXS_MIB_MSGSOUT]	= "CtrlMsgsOut",
+	[EXS_MIB_MSGSIN]	= "CtrlMsgsIn",
+	[EXS_MIB_ABORTS]	= "RdmaAborts",
+	[EXS_MIB_DEVADDED]	= "DeviceAdded",
+	[EXS_MIB_DEVGONE]	= "DeviceGone",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_RDMA - 1]	= "FallbackNoRdma",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_DEVICE - 1]	= "FallbackNoDevice",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_PEER_REJECT - 1]	= "FallbackPeerReject",
@@ -46,7 +59,17 @@ unsigned long exs_mib_read(const struct net *net, enum exs_mib_field field)
 
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(mib, cpu)->mibs[field]);
-	return sum;
+	return sum - READ_ONCE(exs_pernet(net)->mib_base->mibs[field]);
+}
+
+void exs_mib_reset(const struct net *net)
+{
+	struct exs_mib *base = exs_pernet(net)->mib_base;
+	int i;
+
+	for (i = 0; i < EXS_MIB_MAX; i++)
+		WRITE_ONCE(base->mibs[i],
+			   READ_ONCE(base->mibs[i]) + exs_mib_read(net, i));
 }
 
 static int exs_stat_show(struct seq_file *seq, void *v)
@@ -68,16 +91,22 @@ int exs_mib_net_init(struct net *net)
 	en->mib = alloc_percpu(struct exs_mib);
 	if (!en->mib)
 		return -ENOMEM;
+	en->mib_base = kzalloc(sizeof(*en->mib_base), GFP_KERNEL);
+	if (!en->mib_base)
+		goto err;
 	if (!proc_create_net_single("exs_stat", 0444, net->proc_net,
-				    exs_stat_show, NULL)) {
-		free_percpu(en->mib);
-		return -ENOMEM;
-	}
+				    exs_stat_show, NULL))
+		goto err;
 	return 0;
+err:
+	kfree(en->mib_base);
+	free_percpu(en->mib);
+	return -ENOMEM;
 }
 
 void exs_mib_net_exit(struct net *net)
 {
 	remove_proc_entry("exs_stat", net->proc_net);
 	free_percpu(exs_pernet(net)->mib);
+	kfree(exs_pernet(net)->mib_base);
 }

@@ -23,6 +23,14 @@ enum exs_mib_field {
 	EXS_MIB_PROTOERR,	/* a peer broke the protocol: reset */
 	EXS_MIB_DEVREMOVED,	/* a connection ended by device removal */
 	EXS_MIB_BUSYPOLLHIT,	/* a busy-polling call found its bytes */
+	EXS_MIB_INLINEWRITES,	/* data writes that went inline */
+	EXS_MIB_BYTESOUT,	/* bytes sent over RDMA */
+	EXS_MIB_BYTESIN,	/* bytes received over RDMA */
+	EXS_MIB_MSGSOUT,	/* control messages sent */
+	EXS_MIB_MSGSIN,		/* control messages received */
+	EXS_MIB_ABORTS,		/* RDMA connections reset or failed */
+	EXS_MIB_DEVADDED,	/* RDMA devices that came (init_net) */
+	EXS_MIB_DEVGONE,	/* RDMA devices that went (init_net) */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,
@@ -38,6 +46,12 @@ static inline void EXS_INC_STATS(const struct net *net,
 	this_cpu_inc(exs_pernet(net)->mib->mibs[field]);
 }
 
+static inline void EXS_ADD_STATS(const struct net *net,
+				 enum exs_mib_field field, unsigned long val)
+{
+	this_cpu_add(exs_pernet(net)->mib->mibs[field], val);
+}
+
 static inline enum exs_mib_field
 exs_mib_fallback(enum exs_fallback_reason reason)
 {
@@ -46,5 +60,6 @@ exs_mib_fallback(enum exs_fallback_reason reason)
 
 unsigned long exs_mib_read(const struct net *net, enum exs_mib_field field);
 const char *exs_mib_name(enum exs_mib_field field);
+void exs_mib_reset(const struct net *net);
 
 #endif /* __EXS_MIB_H */

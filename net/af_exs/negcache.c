@@ -13,6 +13,7 @@
 #include <net/ipv6.h>
 
 #include "netns.h"
+#include "protocol.h"
 
 #define EXS_NEGCACHE_MAX	4096
 
@@ -22,26 +23,6 @@ struct exs_neg_entry {
 	__be16			port;
 	unsigned long		expires;
 };
-
-static bool exs_neg_key(const struct sockaddr *sa, struct in6_addr *addr,
-			__be16 *port)
-{
-	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
-
-	switch (sa->sa_family) {
-	case AF_INET:
-		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, addr);
-		*port = sin->sin_port;
-		return true;
-	case AF_INET6:
-		*addr = sin6->sin6_addr;
-		*port = sin6->sin6_port;
-		return true;
-	default:
-		return false;
-	}
-}
 
 static u32 exs_neg_hash(const struct in6_addr *addr, __be16 port)
 {
@@ -76,8 +57,7 @@ bool exs_negcache_hit(struct net *net, const struct sockaddr *sa)
 	__be16 port;
 	bool hit;
 
-	if (!exs_neg_key(sa, &addr, &port))
-		return false;
+	exs_addr_to_v6(sa, &addr, &port);
 	spin_lock_bh(&en->neg_lock);
 	hit = exs_neg_find(en, &addr, port, exs_neg_hash(&addr, port));
 	spin_unlock_bh(&en->neg_lock);
@@ -93,8 +73,9 @@ void exs_negcache_add(struct net *net, const struct sockaddr *sa)
 	__be16 port;
 	u32 hash;
 
-	if (ttl <= 0 || !exs_neg_key(sa, &addr, &port))
+	if (ttl <= 0)
 		return;
+	exs_addr_to_v6(sa, &addr, &port);
 	hash = exs_neg_hash(&addr, port);
 	spin_lock_bh(&en->neg_lock);
 	e = exs_neg_find(en, &addr, port, hash);
@@ -120,15 +101,19 @@ void exs_negcache_net_init(struct net *net)
 	hash_init(en->neg);
 }
 
-void exs_negcache_net_exit(struct net *net)
+/* Forget every failed peer: the map or the policy changed. */
+void exs_negcache_flush(struct net *net)
 {
 	struct exs_net *en = exs_pernet(net);
 	struct exs_neg_entry *e;
 	struct hlist_node *tmp;
 	int bkt;
 
+	spin_lock_bh(&en->neg_lock);
 	hash_for_each_safe(en->neg, bkt, tmp, e, node) {
 		hash_del(&e->node);
 		kfree(e);
 	}
+	en->neg_count = 0;
+	spin_unlock_bh(&en->neg_lock);
 }

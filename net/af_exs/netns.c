@@ -13,9 +13,13 @@ struct exs_net *exs_pernet(const struct net *net)
 
 static int __net_init exs_net_init(struct net *net)
 {
+	struct exs_net *en = exs_pernet(net);
 	int err;
 
 	exs_negcache_net_init(net);
+	exs_policy_net_init(net);
+	spin_lock_init(&en->socks_lock);
+	INIT_LIST_HEAD(&en->socks);
 	err = exs_mib_net_init(net);
 	if (err)
 		return err;
@@ -29,7 +33,8 @@ static void __net_exit exs_net_exit(struct net *net)
 {
 	exs_sysctl_net_exit(net);
 	exs_mib_net_exit(net);
-	exs_negcache_net_exit(net);
+	exs_negcache_flush(net);
+	exs_policy_net_exit(net);
 }
 
 static struct pernet_operations exs_net_ops = {

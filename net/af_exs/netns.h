@@ -4,8 +4,10 @@
 #define __EXS_NETNS_H
 
 #include <linux/hashtable.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <net/net_namespace.h>
+#include <linux/af_exs.h>
 
 struct exs_mib;
 
@@ -15,12 +17,22 @@ struct exs_settings {
 	int	neg_cache_ttl_ms;	/* how long a failed peer stays on TCP */
 	int	ring_size;		/* receive ring without SO_RCVBUF */
 	int	busy_poll_us;		/* EXS_BUSY_POLL of a new socket */
+	int	inline_threshold;	/* EXS_INLINE of a new socket */
+	int	delayed_ack_fraction;	/* credits every 1/N of the ring */
 };
+
+struct exs_map;
 
 struct exs_net {
 	struct exs_mib __percpu	*mib;
+	struct exs_mib		*mib_base;	/* the values at the last reset */
 	struct exs_settings	cfg;
 	struct ctl_table_header	*sysctl;
+	struct exs_map __rcu	*map;		/* map.c; NULL when empty */
+	u8			policy;		/* enum exs_policy */
+	struct mutex		cfg_lock;	/* map and policy writers */
+	spinlock_t		socks_lock;
+	struct list_head	socks;		/* every AF_EXS sock, for dumps */
 	spinlock_t		neg_lock;	/* the negative cache */
 	unsigned int		neg_count;
 	DECLARE_HASHTABLE(neg, 6);
@@ -41,7 +53,25 @@ struct sockaddr;
 bool exs_negcache_hit(struct net *net, const struct sockaddr *addr);
 void exs_negcache_add(struct net *net, const struct sockaddr *addr);
 void exs_negcache_net_init(struct net *net);
-void exs_negcache_net_exit(struct net *net);
+void exs_negcache_flush(struct net *net);
+
+/* policy.c: the map and policy connect() consults */
+struct exs_map_entry;
+enum exs_fallback_reason exs_policy_route(struct net *net,
+					  const struct sockaddr *dst,
+					  struct sockaddr_storage *node);
+int exs_policy_map_change(struct net *net, const struct exs_map_entry *add,
+			  unsigned int n, const struct exs_map_entry *del,
+			  bool replace);
+int exs_policy_map_entry(struct net *net, unsigned int idx,
+			 struct exs_map_entry *e);
+void exs_policy_set(struct net *net, enum exs_policy policy);
+void exs_policy_net_init(struct net *net);
+void exs_policy_net_exit(struct net *net);
+
+/* netlink.c */
+int exs_netlink_init(void);
+void exs_netlink_exit(void);
 
 int exs_netns_init(void);
 void exs_netns_exit(void);

@@ -43,10 +43,18 @@ struct exs_sock {
 	int		daddr_len;
 	struct work_struct connect_work; /* finish an RDMA attempt (connect.c) */
 	u32		busy_poll_us;	/* EXS_BUSY_POLL */
+	u32		ring_size;	/* EXS_RING_SIZE, 0: SO_RCVBUF/sysctl */
+	u32		inline_max;	/* EXS_INLINE */
+	struct list_head node;		/* exs_net.socks (diag.c) */
 };
 
 /* EXS_BUSY_POLL and net.exs.busy_poll_us: at most 100 ms of spinning */
 #define EXS_BUSY_POLL_MAX	100000
+/* net.exs.inline_threshold: small writes skip the device's DMA read */
+#define EXS_INLINE_DEFAULT	64
+/* net.exs.delayed_ack_fraction: credits return every 1/N ring */
+#define EXS_ACK_FRACTION_DEFAULT 4
+#define EXS_ACK_FRACTION_MAX	64
 
 static inline struct exs_sock *exs_sk(const struct sock *sk)
 {
@@ -63,12 +71,20 @@ extern struct proto exs_proto;
 extern const struct proto_ops exs_proto_ops_template;
 extern const struct proto_ops *exs_proto_ops;
 
+/* diag.c: the socket dump */
+void exs_diag_link(struct exs_sock *exs);
+void exs_diag_unlink(struct exs_sock *exs);
+
 /* family.c */
 struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
 			    struct socket *native, int protocol, int kern);
 
 /* addr.c: pure checks, KUnit-tested */
 int exs_proto_to_family(int protocol);
+void exs_addr_to_v6(const struct sockaddr *sa, struct in6_addr *a,
+		    __be16 *port);
+void exs_addr_from_v6(const struct in6_addr *a, __be16 port,
+		      struct sockaddr_storage *ss);
 bool exs_connect_addr_ok(int family, const struct sockaddr *addr, int len);
 
 /* sockopt.c */
@@ -79,6 +95,8 @@ int exs_getsockopt(struct socket *sock, int level, int optname,
 		   char __user *optval, int __user *optlen);
 void exs_copy_settings_to_native(struct exs_sock *exs);
 void exs_inherit_settings(struct exs_sock *exs, struct exs_sock *lexs);
+u32 exs_ring_size_of(struct exs_sock *exs);
+void exs_sock_info(struct exs_sock *exs, struct exs_info *info);
 void exs_copy_settings_to_child(struct exs_sock *lexs, struct sock *child);
 
 /* fallback.c */

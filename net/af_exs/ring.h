@@ -11,9 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/types.h>
-
-#define EXS_RING_MIN	(16U << 10)
-#define EXS_RING_MAX	(4U << 20)
+#include <linux/af_exs.h>	/* EXS_RING_MIN, EXS_RING_MAX */
 
 static inline bool exs_ring_size_ok(u32 size)
 {
@@ -63,27 +61,31 @@ static inline bool exs_cursor_advance_ok(u32 old, u32 new, u32 limit)
 	return new - old <= limit - old;
 }
 
-/* Receiver side: return credits (the consumer cursor) once 1/2^@shift of
- * the ring has been consumed since the last update, or at once when the
- * sender said it is short of space and anything was consumed.
+/* Receiver side: return credits (the consumer cursor) once 1/@fraction
+ * of the ring has been consumed since the last update (the delayed-ack
+ * fraction), or at once when the sender said it is short of space and
+ * anything was consumed.
  */
 static inline bool exs_credit_due(u32 size, u32 cons, u32 acked,
-				  unsigned int shift, bool sender_low)
+				  unsigned int fraction, bool sender_low)
 {
 	u32 pending = cons - acked;
 
 	if (!pending)
 		return false;
-	return sender_low || pending >= (size >> shift);
+	return sender_low || pending >= size / fraction;
 }
 
-/* Sender side: flag a write when the window left after it is below the
- * receiver's update threshold, so the receiver will not sit on credits
- * while the sender starves.
+/* Sender side: flag a write that leaves less than a quarter ring of
+ * window.  The receiver answers a flagged write as soon as it consumes
+ * anything, whatever its own fraction, so a sender never waits on a
+ * receiver sitting on credits.
  */
-static inline bool exs_window_low(u32 size, u32 free_after, unsigned int shift)
+#define EXS_WINDOW_LOW_SHIFT	2
+
+static inline bool exs_window_low(u32 size, u32 free_after)
 {
-	return free_after < (size >> shift);
+	return free_after < (size >> EXS_WINDOW_LOW_SHIFT);
 }
 
 #endif /* __EXS_RING_H */

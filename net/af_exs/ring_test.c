@@ -74,24 +74,33 @@ static void exs_ring_test_cursor_advance(struct kunit *test)
 
 static void exs_ring_test_credit(struct kunit *test)
 {
-	unsigned int shift = 2;	/* every quarter ring */
+	unsigned int fraction = 4;	/* every quarter ring */
 
-	KUNIT_EXPECT_FALSE(test, exs_credit_due(SZ, 0, 0, shift, false));
-	KUNIT_EXPECT_FALSE(test, exs_credit_due(SZ, 0, 0, shift, true));
-	KUNIT_EXPECT_FALSE(test, exs_credit_due(SZ, SZ / 4 - 1, 0, shift,
+	KUNIT_EXPECT_FALSE(test, exs_credit_due(SZ, 0, 0, fraction, false));
+	KUNIT_EXPECT_FALSE(test, exs_credit_due(SZ, 0, 0, fraction, true));
+	KUNIT_EXPECT_FALSE(test, exs_credit_due(SZ, SZ / 4 - 1, 0, fraction,
 						false));
-	KUNIT_EXPECT_TRUE(test, exs_credit_due(SZ, SZ / 4, 0, shift, false));
+	KUNIT_EXPECT_TRUE(test, exs_credit_due(SZ, SZ / 4, 0, fraction, false));
 	/* a starving sender gets any progress at once */
-	KUNIT_EXPECT_TRUE(test, exs_credit_due(SZ, 1, 0, shift, true));
+	KUNIT_EXPECT_TRUE(test, exs_credit_due(SZ, 1, 0, fraction, true));
 	/* wrap of the cursors */
 	KUNIT_EXPECT_TRUE(test, exs_credit_due(SZ, SZ / 4 - 10, U32_MAX - 9,
-					       shift, false));
+					       fraction, false));
 	KUNIT_EXPECT_FALSE(test, exs_credit_due(SZ, SZ / 4 - 11, U32_MAX - 9,
-						shift, false));
+						fraction, false));
 
-	KUNIT_EXPECT_TRUE(test, exs_window_low(SZ, SZ / 4 - 1, shift));
-	KUNIT_EXPECT_FALSE(test, exs_window_low(SZ, SZ / 4, shift));
-	KUNIT_EXPECT_TRUE(test, exs_window_low(SZ, 0, shift));
+	/* 1: only a whole ring consumed, unless the sender is low */
+	KUNIT_EXPECT_FALSE(test, exs_credit_due(SZ, SZ - 1, 0, 1, false));
+	KUNIT_EXPECT_TRUE(test, exs_credit_due(SZ, SZ, 0, 1, false));
+	KUNIT_EXPECT_TRUE(test, exs_credit_due(SZ, 1, 0, 1, true));
+	/* the largest fraction still needs progress */
+	KUNIT_EXPECT_FALSE(test, exs_credit_due(EXS_RING_MIN, 0, 0, 64, false));
+	KUNIT_EXPECT_TRUE(test, exs_credit_due(EXS_RING_MIN, EXS_RING_MIN / 64,
+					       0, 64, false));
+
+	KUNIT_EXPECT_TRUE(test, exs_window_low(SZ, SZ / 4 - 1));
+	KUNIT_EXPECT_FALSE(test, exs_window_low(SZ, SZ / 4));
+	KUNIT_EXPECT_TRUE(test, exs_window_low(SZ, 0));
 }
 
 static struct kunit_case exs_ring_test_cases[] = {

@@ -45,6 +45,7 @@ static int exs_release(struct socket *sock)
 	 */
 	if (sock->file)
 		fasync_helper(-1, sock->file, 0, &sock->wq.fasync_list);
+	exs_diag_unlink(exs);
 
 	lock_sock(sk);
 	exs_rdma_unlisten(exs);

@@ -12,6 +12,8 @@
 #include <net/tcp.h>
 
 #include "protocol.h"
+#include "netns.h"
+#include "ring.h"
 
 /* Large enough for every fixed-size SOL_SOCKET option value. */
 #define EXS_SOL_SOCKET_MAX_OPTLEN	64
@@ -40,21 +42,64 @@ static int exs_setsockopt_sol_socket(struct socket *sock, int optname,
 	return err;
 }
 
+/* The receive ring a connection of @exs gets: EXS_RING_SIZE, else half
+ * a locked SO_RCVBUF (TCP's share for data), else net.exs.ring_size.
+ * Reads settings only: callable under a listener's spinlock.
+ */
+u32 exs_ring_size_of(struct exs_sock *exs)
+{
+	const struct sock *nsk = exs->native->sk;
+	u32 size = READ_ONCE(exs->ring_size);
+
+	if (size)
+		return size;
+	if (nsk->sk_userlocks & SOCK_RCVBUF_LOCK)
+		return exs_ring_size_for(READ_ONCE(nsk->sk_rcvbuf) / 2);
+	return exs_ring_size_for(READ_ONCE(exs_pernet(sock_net(nsk))->cfg.ring_size));
+}
+
+/* SOL_EXS integers: [min, max], and whether connect() fixed them already */
 static int exs_setsockopt_exs(struct exs_sock *exs, int optname,
 			      sockptr_t optval, unsigned int optlen)
 {
-	int val;
+	int val, err = 0;
 
-	if (optname != EXS_BUSY_POLL)
+	if (optname != EXS_BUSY_POLL && optname != EXS_RING_SIZE &&
+	    optname != EXS_INLINE)
 		return -ENOPROTOOPT;
 	if (optlen < sizeof(int))
 		return -EINVAL;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
 		return -EFAULT;
-	if (val < 0 || val > EXS_BUSY_POLL_MAX)
-		return -EINVAL;
-	WRITE_ONCE(exs->busy_poll_us, val);
-	return 0;
+
+	switch (optname) {
+	case EXS_BUSY_POLL:
+		if (val < 0 || val > EXS_BUSY_POLL_MAX)
+			return -EINVAL;
+		WRITE_ONCE(exs->busy_poll_us, val);
+		return 0;
+	case EXS_RING_SIZE:
+		if (val && (val < EXS_RING_MIN || val > EXS_RING_MAX))
+			return -EINVAL;
+		break;
+	default:
+		if (val < 0 || val > EXS_INLINE_MAX)
+			return -EINVAL;
+		break;
+	}
+
+	/* the ring and the QP are sized when connect() starts; a listener
+	 * passes them to connections it has yet to accept
+	 */
+	lock_sock(&exs->sk);
+	if (exs->cstate != EXS_CS_IDLE)
+		err = -EISCONN;
+	else if (optname == EXS_RING_SIZE)
+		WRITE_ONCE(exs->ring_size, val ? exs_ring_size_for(val) : 0);
+	else
+		WRITE_ONCE(exs->inline_max, val);
+	release_sock(&exs->sk);
+	return err;
 }
 
 int exs_setsockopt(struct socket *sock, int level, int optname,
@@ -77,6 +122,19 @@ int exs_setsockopt(struct socket *sock, int level, int optname,
 	return err;
 }
 
+/* What EXS_INFO and the socket dump report.  Under the socket lock. */
+void exs_sock_info(struct exs_sock *exs, struct exs_info *info)
+{
+	info->exsi_transport = exs->transport;
+	info->exsi_fallback_reason = exs->fallback_reason;
+	info->exsi_listening = exs->sk.sk_state == TCP_LISTEN;
+	info->exsi_native_family = exs->native->sk->sk_family;
+	info->exsi_busy_poll_us = READ_ONCE(exs->busy_poll_us);
+	info->exsi_inline = READ_ONCE(exs->inline_max);
+	if (exs_on_rdma(exs))
+		exs_rdma_info(exs, info);
+}
+
 static int exs_getsockopt_info(struct exs_sock *exs, char __user *optval,
 			       int __user *optlen)
 {
@@ -90,16 +148,24 @@ static int exs_getsockopt_info(struct exs_sock *exs, char __user *optval,
 	len = min_t(unsigned int, len, sizeof(info));
 
 	lock_sock(&exs->sk);
-	info.exsi_transport = exs->transport;
-	info.exsi_fallback_reason = exs->fallback_reason;
-	info.exsi_listening = exs->sk.sk_state == TCP_LISTEN;
-	info.exsi_native_family = exs->native->sk->sk_family;
-	info.exsi_busy_poll_us = READ_ONCE(exs->busy_poll_us);
-	if (exs_on_rdma(exs))
-		exs_rdma_info(exs, &info);
+	exs_sock_info(exs, &info);
 	release_sock(&exs->sk);
 
 	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
+		return -EFAULT;
+	return 0;
+}
+
+static int exs_put_int(int val, char __user *optval, int __user *optlen)
+{
+	int len;
+
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < (int)sizeof(int))
+		return -EINVAL;
+	if (put_user(sizeof(int), optlen) ||
+	    copy_to_user(optval, &val, sizeof(int)))
 		return -EFAULT;
 	return 0;
 }
@@ -117,18 +183,13 @@ int exs_getsockopt(struct socket *sock, int level, int optname,
 	switch (optname) {
 	case EXS_INFO:
 		return exs_getsockopt_info(exs, optval, optlen);
-	case EXS_BUSY_POLL: {
-		int len, val = READ_ONCE(exs->busy_poll_us);
-
-		if (get_user(len, optlen))
-			return -EFAULT;
-		if (len < (int)sizeof(int))
-			return -EINVAL;
-		if (put_user(sizeof(int), optlen) ||
-		    copy_to_user(optval, &val, sizeof(int)))
-			return -EFAULT;
-		return 0;
-	}
+	case EXS_BUSY_POLL:
+		return exs_put_int(READ_ONCE(exs->busy_poll_us), optval,
+				   optlen);
+	case EXS_RING_SIZE:
+		return exs_put_int(exs_ring_size_of(exs), optval, optlen);
+	case EXS_INLINE:
+		return exs_put_int(READ_ONCE(exs->inline_max), optval, optlen);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -225,5 +286,7 @@ void exs_inherit_settings(struct exs_sock *exs, struct exs_sock *lexs)
 	exs_copy_sock_settings(exs->native->sk, lsk);
 	tcp_sk(exs->native->sk)->nonagle = tcp_sk(lexs->native->sk)->nonagle;
 	exs->busy_poll_us = lexs->busy_poll_us;
+	exs->ring_size = lexs->ring_size;
+	exs->inline_max = lexs->inline_max;
 	release_sock(lsk);
 }

@@ -15,6 +15,8 @@ static int exs_ttl_max = 3600000;
 static int exs_ring_min = EXS_RING_MIN;
 static int exs_ring_max = EXS_RING_MAX;
 static int exs_busy_poll_max = EXS_BUSY_POLL_MAX;
+static int exs_inline_max = EXS_INLINE_MAX;
+static int exs_fraction_max = EXS_ACK_FRACTION_MAX;
 
 static struct ctl_table exs_sysctl_template[] = {
 	{
@@ -49,6 +51,22 @@ static struct ctl_table exs_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &exs_busy_poll_max,
 	},
+	{
+		.procname	= "inline_threshold",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &exs_inline_max,
+	},
+	{
+		.procname	= "delayed_ack_fraction",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &exs_fraction_max,
+	},
 	{ }
 };
 
@@ -60,6 +78,8 @@ int exs_sysctl_net_init(struct net *net)
 	en->cfg.connect_timeout_ms = 5000;
 	en->cfg.neg_cache_ttl_ms = 10000;
 	en->cfg.ring_size = 256 << 10;
+	en->cfg.inline_threshold = EXS_INLINE_DEFAULT;
+	en->cfg.delayed_ack_fraction = EXS_ACK_FRACTION_DEFAULT;
 
 	table = kmemdup(exs_sysctl_template, sizeof(exs_sysctl_template),
 			GFP_KERNEL);
@@ -69,6 +89,8 @@ int exs_sysctl_net_init(struct net *net)
 	table[1].data = &en->cfg.neg_cache_ttl_ms;
 	table[2].data = &en->cfg.ring_size;
 	table[3].data = &en->cfg.busy_poll_us;
+	table[4].data = &en->cfg.inline_threshold;
+	table[5].data = &en->cfg.delayed_ack_fraction;
 
 	en->sysctl = exs_register_net_sysctl(net, "net/exs", table,
 					     ARRAY_SIZE(exs_sysctl_template) - 1);

@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <linux/af_exs.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* The family the loaded module registered, or -1 if it is not loaded. */
 static inline int exs_family(void)
 {

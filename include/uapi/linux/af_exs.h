@@ -36,6 +36,20 @@
 					 * for RDMA data or credits before it
 					 * sleeps; 0 = sleep at once
 					 */
+#define EXS_RING_SIZE		3	/* int: receive ring bytes, before
+					 * connect() or listen(); rounded up
+					 * to a power of two, EXS_RING_MIN..
+					 * EXS_RING_MAX; 0 = the default
+					 */
+#define EXS_INLINE		4	/* int: writes up to this many bytes
+					 * go inline in the work request,
+					 * before connect() or listen();
+					 * 0..EXS_INLINE_MAX
+					 */
+
+#define EXS_RING_MIN		(16 << 10)
+#define EXS_RING_MAX		(16 << 20)
+#define EXS_INLINE_MAX		256
 
 /* Which transport carries a connection's bytes. */
 enum exs_transport {
@@ -79,10 +93,120 @@ struct exs_info {
 	__u32	exsi_busy_poll_us;	/* EXS_BUSY_POLL */
 	__u64	exsi_bytes_sent;
 	__u64	exsi_bytes_received;
+	__u32	exsi_inline;		/* EXS_INLINE in force */
+	__u32	exsi_credit_fraction;	/* credits return every 1/N ring */
 };
 
-/* Generic netlink control interface (Documentation/netlink/specs/af_exs.yaml) */
+/* How connect() picks a transport (EXS_CMD_POLICY_SET). */
+enum exs_policy {
+	EXS_POLICY_AUTO,	/* the map, then any peer a local RDMA device
+				 * reaches (the default)
+				 */
+	EXS_POLICY_MAP,		/* mapped peers only */
+	EXS_POLICY_OFF,		/* every connection on TCP */
+	__EXS_POLICY_MAX,
+};
+
+#define EXS_POLICY_MAX (__EXS_POLICY_MAX - 1)
+
+/*
+ * Generic netlink control interface, per network namespace.  The spec is
+ * Documentation/netlink/specs/af_exs.yaml; writes need CAP_NET_ADMIN in
+ * the namespace's user namespace.
+ */
 #define EXS_GENL_NAME		"af_exs"
 #define EXS_GENL_VERSION	1
+#define EXS_MAP_MAX_ENTRIES	1024	/* per namespace */
+#define EXS_MAP_MAX_RANGES	16	/* allow + deny ranges of an entry */
+
+enum exs_cmd {
+	EXS_CMD_UNSPEC,
+	EXS_CMD_MAP_GET,	/* dump: one EXS_A_MAP_ENTRY per message */
+	EXS_CMD_MAP_ADD,	/* EXS_A_MAP_ENTRY */
+	EXS_CMD_MAP_DEL,	/* EXS_A_MAP_ENTRY: prefix and length */
+	EXS_CMD_MAP_FLUSH,
+	EXS_CMD_MAP_SET,	/* replace the map: EXS_A_MAP_ENTRY, any number */
+	EXS_CMD_POLICY_GET,
+	EXS_CMD_POLICY_SET,	/* EXS_A_POLICY */
+	EXS_CMD_STATS_GET,	/* EXS_A_STAT, one per counter */
+	EXS_CMD_STATS_RESET,
+	EXS_CMD_SOCK_GET,	/* dump: one EXS_A_SOCK per AF_EXS socket */
+	__EXS_CMD_MAX,
+};
+
+#define EXS_CMD_MAX (__EXS_CMD_MAX - 1)
+
+enum exs_attr {
+	EXS_A_UNSPEC,
+	EXS_A_MAP_ENTRY,	/* nest: enum exs_entry_attr */
+	EXS_A_POLICY,		/* u8: enum exs_policy */
+	EXS_A_STAT,		/* nest: enum exs_stat_attr */
+	EXS_A_SOCK,		/* nest: enum exs_sock_attr */
+	__EXS_A_MAX,
+};
+
+#define EXS_A_MAX (__EXS_A_MAX - 1)
+
+/* A map entry: peers in PREFIX/PREFIX_LEN are reached over RDMA at NODE
+ * (without NODE: at their own address), on destination ports the ALLOW
+ * ranges (all, if none) and no DENY range name.  IPv4 addresses are 4
+ * bytes, IPv6 16; the longest prefix wins.
+ */
+enum exs_entry_attr {
+	EXS_ENTRY_UNSPEC,
+	EXS_ENTRY_PREFIX,	/* binary: 4 or 16 bytes, host bits clear */
+	EXS_ENTRY_PREFIX_LEN,	/* u8: 0..32 or 0..128 */
+	EXS_ENTRY_NODE,		/* binary: 4 or 16 bytes, the RDMA address;
+				 * absent: the peer's own
+				 */
+	EXS_ENTRY_ALLOW,	/* nest, repeated: enum exs_range_attr */
+	EXS_ENTRY_DENY,		/* nest, repeated: enum exs_range_attr */
+	__EXS_ENTRY_MAX,
+};
+
+#define EXS_ENTRY_MAX (__EXS_ENTRY_MAX - 1)
+
+enum exs_range_attr {
+	EXS_RANGE_UNSPEC,
+	EXS_RANGE_MIN,		/* u16: first port, 1..65535 */
+	EXS_RANGE_MAX,		/* u16: last port, >= EXS_RANGE_MIN */
+	__EXS_RANGE_MAX,
+};
+
+#define EXS_RANGE_ATTR_MAX (__EXS_RANGE_MAX - 1)
+
+enum exs_stat_attr {
+	EXS_STAT_UNSPEC,
+	EXS_STAT_NAME,		/* string: the /proc/net/exs_stat name */
+	EXS_STAT_VALUE,		/* u64: since load or the last reset */
+	EXS_STAT_PAD,
+	__EXS_STAT_MAX,
+};
+
+#define EXS_STAT_MAX (__EXS_STAT_MAX - 1)
+
+enum exs_sock_attr {
+	EXS_SOCK_UNSPEC,
+	EXS_SOCK_INODE,		/* u64: as in /proc/net/tcp and ss */
+	EXS_SOCK_FAMILY,	/* u8: AF_INET or AF_INET6 */
+	EXS_SOCK_SADDR,		/* binary: 4 or 16 bytes */
+	EXS_SOCK_DADDR,
+	EXS_SOCK_SPORT,		/* u16, host order */
+	EXS_SOCK_DPORT,
+	EXS_SOCK_TRANSPORT,	/* u8: enum exs_transport */
+	EXS_SOCK_STATE,		/* u8: TCP state (TCP_ESTABLISHED...) */
+	EXS_SOCK_FALLBACK,	/* u8: enum exs_fallback_reason */
+	EXS_SOCK_RX_RING,	/* u32: RDMA only, as struct exs_info */
+	EXS_SOCK_TX_RING,
+	EXS_SOCK_RX_QUEUED,
+	EXS_SOCK_TX_QUEUED,
+	EXS_SOCK_TX_CREDIT,
+	EXS_SOCK_BYTES_SENT,	/* u64 */
+	EXS_SOCK_BYTES_RECEIVED,
+	EXS_SOCK_PAD,
+	__EXS_SOCK_MAX,
+};
+
+#define EXS_SOCK_MAX (__EXS_SOCK_MAX - 1)
 
 #endif /* _UAPI_LINUX_AF_EXS_H */

@@ -1,0 +1,352 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The control plane between two hosts (exs-vm --hosts 2): host a's map and
+# policy decide each connect to host b, checked by the transport that
+# carried the bytes and the counter of the reason; then, on host a alone,
+# namespaces, tracepoints, the sysctls' effects, bad input and
+# unprivileged writers.
+#
+#   exs-vm --hosts 2 -- selftests/exs_control.sh selftests/exs_control.sh
+
+. "$(dirname "$0")/lib.sh"
+
+host=${EXS_VM_HOST:?run under exs-vm --hosts 2}
+share=${EXS_VM_SHARE:?}
+peer4=10.0.0.2
+here=$(dirname "$(readlink -f "$0")")
+mkdir -p "$share"
+
+exs_tap_begin "AF_EXS control plane, host $host"
+if ! exs_loaded || ! command -v exsconfig >/dev/null; then
+	exs_skip "af_exs" "module or exsconfig missing"
+	exs_tap_end
+	exit $KSFT_SKIP
+fi
+
+sysctl -qw net.exs.connect_timeout_ms=30000
+# a second address on the RDMA link: the map's RDMA address for b
+ip addr add "10.0.1.$([ "$host" = a ] && echo 1 || echo 2)/24" dev exs0
+
+scale=${EXS_PAIR_SCALE:-1}
+kib() { echo $(($1 * 1024 / scale)); }
+
+# map TEXT: load TEXT as host a's map
+map() {
+	printf '%b\n' "$1" > "$EXS_TMP/map"
+	exsconfig load "$EXS_TMP/map" >/dev/null
+}
+
+# tcp_at_once NAME PORT: a connect the policy sends to TCP, with no RDMA
+# attempt (the RDMA device sends nothing), counted as FallbackPolicy
+tcp_at_once() {
+	local name=$1 port=$2 fb rdma pkts
+	if [ "$host" = a ]; then
+		fb=$(exs_stat FallbackPolicy)
+		rdma=$(exs_stat ConnectRdma)
+		pkts=$(exs_rdma_pkts)
+	fi
+	pair_xfer "$name" "$port" "-x -n 100000" "-x -a $peer4 -e inet -n 100000"
+	[ "$host" = a ] || return
+	exs_check "$name: counted as FallbackPolicy" \
+		[ $(($(exs_stat FallbackPolicy) - fb)) -eq 1 ]
+	exs_assert "$name: no RDMA attempt" \
+		'[ "$(exs_stat ConnectRdma)" -eq "$rdma" ] &&
+		[ "$(exs_rdma_pkts)" -eq "$pkts" ]'
+}
+
+# ---- the map and the policy decide connect() -------------------------------
+
+if [ "$host" = a ]; then
+	tracing=/sys/kernel/tracing
+	mountpoint -q "$tracing" || mount -t tracefs none "$tracing" 2>/dev/null
+	if [ -e "$tracing/events/af_exs/enable" ]; then
+		echo > "$tracing/trace"
+		echo 1 > "$tracing/events/af_exs/enable"
+	fi
+	exsconfig flush
+	exsconfig policy auto
+	exs_check "default policy is auto" [ "$(exsconfig policy)" = auto ]
+	rdma=$(exs_stat ConnectRdma)
+fi
+rdma_xfer "policy auto, empty map: RDMA" 23001 "$(kib 1024)" "-x" "-x -a $peer4"
+
+if [ "$host" = a ]; then
+	map "$peer4 - allow=23002,23050-23060"
+	exsconfig policy map
+fi
+rdma_xfer "policy map, mapped and allowed: RDMA" 23002 "$(kib 1024)" "-x" "-x -a $peer4"
+
+[ "$host" = a ] && map "$peer4 - allow=23000-23099 deny=23003"
+tcp_at_once "denied port: TCP at once" 23003
+
+[ "$host" = a ] && map "10.0.0.99 -\\n10.0.2.0/24 -"
+tcp_at_once "unmapped host under policy map: TCP at once" 23004
+
+if [ "$host" = a ]; then
+	map "10.0.0.0/24 -"
+	exsconfig policy off
+fi
+tcp_at_once "policy off: TCP at once" 23005
+
+if [ "$host" = a ]; then
+	exsconfig policy map
+	# the /32 wins over the /24 of the same host
+	map "10.0.0.0/24 10.0.0.2\\n$peer4 10.0.1.2"
+	rdma=$(exs_stat ConnectRdma)
+fi
+rdma_xfer "the map's RDMA address carries the connection" 23006 "$(kib 1024)" \
+	"-x" "-x -a $peer4"
+
+if [ "$host" = a ]; then
+	map "$peer4 10.0.7.1"	# no route: the attempt cannot start
+	nodev=$(exs_stat FallbackNoDevice)
+fi
+pair_xfer "an RDMA address nobody has: TCP" 23007 "-x -n 100000" \
+	"-x -a $peer4 -e inet -n 100000"
+[ "$host" = a ] && exs_check "an RDMA address nobody has: counted as FallbackNoDevice" \
+	[ $(($(exs_stat FallbackNoDevice) - nodev)) -eq 1 ]
+
+# reloads and policy changes during a transfer: the connection never
+# notices (the map is read at connect() only)
+if [ "$host" = a ]; then
+	map "$peer4 -"
+	printf '%s -\n10.0.0.0/24 -\n' "$peer4" > "$EXS_TMP/map.1"
+	printf '%s - allow=23008\nfd00::/64 -\n' "$peer4" > "$EXS_TMP/map.2"
+	(
+		n=0
+		while [ ! -e "$EXS_TMP/stop" ]; do
+			exsconfig load "$EXS_TMP/map.$((n % 2 + 1))" >/dev/null &&
+				n=$((n + 1))
+			exsconfig policy "$([ $((n % 3)) = 0 ] && echo auto || echo map)"
+		done
+		echo "$n" > "$EXS_TMP/reloads"
+	) &
+	reloader=$!
+fi
+rdma_xfer "map reloads during the transfer break nothing" 23008 "$(kib 16384)" \
+	"-x -m block" "-x -a $peer4 -m block"
+if [ "$host" = a ]; then
+	touch "$EXS_TMP/stop"
+	wait "$reloader"
+	exs_check "the map was reloaded during the transfer" \
+		[ "$(cat "$EXS_TMP/reloads")" -ge 2 ]
+	exsconfig flush
+	exsconfig policy auto
+fi
+
+# the socket dump sees a live RDMA connection: its peer, rings, bytes
+name="exsconfig sockets shows the RDMA connection"
+if [ "$host" = b ]; then
+	pair_xfer "$name" 23009 "-x -e exs -n $(kib 65536) -t 300"
+else
+	await_ready "$name" || exs_fail "$name" "server never ready"
+	exs_bg exs_connect -p 23009 -x -a $peer4 -e exs -n "$(kib 65536)" -t 300
+	found=1
+	for _ in $(seq 300); do
+		exsconfig -j sockets > "$EXS_TMP/socks.json" 2>/dev/null
+		python3 - "$EXS_TMP/socks.json" <<'PY' && { found=0; break; }
+import json, sys
+socks = json.load(open(sys.argv[1]))
+sys.exit(0 if any(s.get("transport") == "rdma" and s.get("peer") == "10.0.0.2"
+                  and s.get("peer_port") == 23009 and s.get("rx_ring", 0) > 0
+                  and s.get("state") == "ESTAB" for s in socks) else 1)
+PY
+		sleep 0.2
+	done
+	exs_check "$name" [ "$found" = 0 ]
+	exs_check "$name: the transfer completes" wait "${EXS_PIDS[-1]}"
+fi
+
+# delayed_ack_fraction: credits return every 1/N of the ring; with 32
+# rather than 2, the same transfer returns them far more often
+credit_run() {
+	local name=$1 port=$2 before
+	sysctl -qw net.exs.delayed_ack_fraction="$3"
+	before=$(exs_stat CreditUpdates)
+	pair_xfer "$name" "$port" "-x -e exs -n $(kib 8192)" \
+		"-x -a $peer4 -e exs -n $(kib 8192)"
+	credits=$(($(exs_stat CreditUpdates) - before))
+}
+credit_run "delayed_ack_fraction 2" 23010 2
+u2=$credits
+credit_run "delayed_ack_fraction 32" 23011 32
+u32=$credits
+sysctl -qw net.exs.delayed_ack_fraction=4
+exs_check "$host: delayed_ack_fraction 32 returns credits more often than 2 ($u32 vs $u2)" \
+	[ "$u32" -gt $((2 * u2)) ]
+
+if [ "$host" = b ]; then
+	exs_tap_end
+	exit
+fi
+
+# ---- host a alone -----------------------------------------------------------
+
+# tracepoints: the connects and fallbacks above, and a reset now (a
+# connection to a's own RDMA address, closed with SO_LINGER 0)
+if [ -e "$tracing/events/af_exs/enable" ]; then
+	exs_run "an RDMA connection to ourselves, reset at close" \
+		exs-run python3 "$here/exs_echo.py" 10.0.0.1 23020 10 100 --reset
+	sleep 1
+	echo 0 > "$tracing/events/af_exs/enable"
+	cp "$tracing/trace" "$EXS_TMP/trace"
+	exs_check "tracepoint exs_connect saw the RDMA connects" \
+		grep -q "exs_connect: .*:23001 err=0" "$EXS_TMP/trace"
+	exs_check "tracepoint exs_fallback names the reason" \
+		grep -q "exs_fallback: .*10.0.0.2\]:23003 reason=policy" "$EXS_TMP/trace"
+	exs_check "tracepoint exs_accept saw the accept" \
+		grep -q "exs_accept: .*:23020 " "$EXS_TMP/trace"
+	exs_check "tracepoint exs_abort saw the reset" \
+		grep -q "exs_abort: .*err=-104" "$EXS_TMP/trace"
+else
+	exs_skip "tracepoints" "no tracefs"
+fi
+
+# inline_threshold: 32-byte writes go inline at 64, never at 0
+inline_run() {
+	local before
+	sysctl -qw net.exs.inline_threshold="$1"
+	before=$(exs_stat InlineWrites)
+	exs-run python3 "$here/exs_echo.py" 10.0.0.1 "$2" 50 32 >&2 || return 1
+	echo $(($(exs_stat InlineWrites) - before))
+}
+i0=$(inline_run 0 23021)
+i64=$(inline_run 64 23022)
+exs_check "inline_threshold 0 sends no write inline ($i0)" [ "$i0" = 0 ]
+exs_check "inline_threshold 64 sends the small writes inline ($i64)" \
+	[ "${i64:-0}" -ge 100 ]
+
+# a socket that fell back shows in the dump with its reason
+exsconfig policy off
+exs_run "exsconfig sockets shows a fallback and its reason" \
+	exs-run python3 "$here/exs_echo.py" 10.0.0.1 23023 1 10 --while \
+	"exsconfig -j sockets | python3 -c 'import json, sys
+s = json.load(sys.stdin)
+sys.exit(0 if any(x[\"transport\"] == \"tcp\" and x[\"fallback\"] == \"policy\"
+                  and x[\"peer_port\"] == 23023 for x in s) else 1)'"
+exsconfig policy auto
+
+# counters: JSON matches /proc, a reset zeroes them
+exs_check "exsconfig -j stats agrees with /proc/net/exs_stat" \
+	python3 -c "import json, subprocess, sys
+j = json.loads(subprocess.check_output(['exsconfig', '-j', 'stats']))
+p = dict(l.split() for l in open('/proc/net/exs_stat'))
+sys.exit(0 if j and all(int(p[k]) == v for k, v in j.items()) else 1)"
+
+# ---- namespaces -------------------------------------------------------------
+
+ns_run() { ip netns exec "$@"; }
+ip netns add exs-n1 && ip netns add exs-n2
+trap 'ip netns del exs-n1 2>/dev/null; ip netns del exs-n2 2>/dev/null; exs_cleanup' EXIT
+ns_run exs-n1 ip link set lo up
+ns_run exs-n2 ip link set lo up
+printf '10.1.0.0/16 -\n' > "$EXS_TMP/n1.map"
+printf 'fd00:2::/64 fd00::2 deny=22\n' > "$EXS_TMP/n2.map"
+map "$peer4 -"
+ns_run exs-n1 exsconfig load "$EXS_TMP/n1.map" >/dev/null
+ns_run exs-n2 exsconfig load "$EXS_TMP/n2.map" >/dev/null
+ns_run exs-n1 exsconfig policy map
+ns_run exs-n2 exsconfig policy off
+exs_assert "namespaces: each has its own map" \
+	'[ "$(ns_run exs-n1 exsconfig map)" = "10.1.0.0/16 -" ] &&
+	[ "$(ns_run exs-n2 exsconfig map)" = "fd00:2::/64 fd00::2 deny=22" ] &&
+	[ "$(exsconfig map)" = "$peer4/32 -" ]'
+exs_assert "namespaces: each has its own policy" \
+	'[ "$(ns_run exs-n1 exsconfig policy)" = map ] &&
+	[ "$(ns_run exs-n2 exsconfig policy)" = off ] &&
+	[ "$(exsconfig policy)" = auto ]'
+fb_init=$(exs_stat FallbackPolicy)
+fb_n1=$(ns_run exs-n1 exsconfig -j stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["FallbackPolicy"])')
+ns_run exs-n2 exs_connect -l -x -p 23030 -n 1000 >/dev/null &
+ns_run exs-n2 bash -c ". $here/lib.sh; exs_wait_listen 23030 10"
+exs_run "namespaces: a connect in exs-n2 (policy off) falls back" \
+	ip netns exec exs-n2 exs_connect -x -a 127.0.0.1 -p 23030 -e inet -n 1000
+wait $!
+stat_in() { ns_run "$1" awk -v n="$2" '$1 == n { print $2 }' /proc/net/exs_stat; }
+exs_assert "namespaces: only exs-n2 counted the fallback" \
+	'[ "$(stat_in exs-n2 FallbackPolicy)" = 1 ] &&
+	[ "$(stat_in exs-n1 FallbackPolicy)" = "$fb_n1" ] &&
+	[ "$(exs_stat FallbackPolicy)" = "$fb_init" ]'
+ns_run exs-n2 exsconfig reset-stats
+exs_assert "namespaces: reset-stats zeroes one namespace only" \
+	'[ "$(stat_in exs-n2 FallbackPolicy)" = 0 ] &&
+	[ "$(stat_in exs-n2 ActiveOpen)" = 0 ] &&
+	[ "$(exs_stat FallbackPolicy)" = "$fb_init" ] &&
+	[ "$(exs_stat ActiveOpen)" -gt 0 ]'
+
+# ---- bad input: clear errors, nothing changed ------------------------------
+
+before=$(exsconfig map)
+bad_file() {
+	local name=$1 text=$2 want=$3 out
+	printf '%b\n' "$text" > "$EXS_TMP/bad.map"
+	out=$(exsconfig load "$EXS_TMP/bad.map" 2>&1)
+	local rc=$?
+	exs_assert "bad file, $name: exit 1, '$want', map unchanged" \
+		'[ "$rc" = 1 ] &&
+		[[ "$out" == *"$EXS_TMP/bad.map:$want"* ]] &&
+		[ "$(exsconfig map)" = "$before" ]'
+	[ "$rc" = 1 ] || echo "#   $out"
+}
+bad_file "not an address" "10.0.0.0/8 -\n# fine\n300.1.2.3 -" "3: field 1 '300.1.2.3'"
+bad_file "prefix length 33" "10.0.0.0/33 -" "1: field 1"
+bad_file "IPv6 length 129" "fd00::/129 -" "1: field 1"
+bad_file "host bits past the length" "10.0.0.1/8 -" "1: field 1"
+bad_file "IPv4-mapped IPv6" "::ffff:10.0.0.0/104 -" "1: field 1"
+bad_file "no RDMA address" "\n\n10.0.0.0/8" "3: field 2"
+bad_file "multicast RDMA address" "10.0.0.0/8 224.0.0.1" "1: field 2"
+bad_file "port 0" "10.0.0.0/8 - allow=0" "1: field 3"
+bad_file "port 70000" "10.0.0.0/8 - deny=70000" "1: field 3"
+bad_file "range backwards" "10.0.0.0/8 - allow=9-5" "1: field 3"
+bad_file "unknown field" "10.0.0.0/8 - permit=80" "1: field 3"
+bad_file "17 ranges" "10.0.0.0/8 - allow=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17" "1: field 3"
+bad_file "the same prefix twice" "10.0.0.0/8 -\n10.0.0.0/8 10.0.0.9" "2: field 1"
+seq 0 1024 | awk '{ printf "10.%d.%d.0/24 -\n", int($1 / 256), $1 % 256 }' > "$EXS_TMP/big.map"
+out=$(exsconfig load "$EXS_TMP/big.map" 2>&1)
+rc=$?
+exs_assert "bad file, 1025 entries: refused, map unchanged" \
+	'[ "$rc" = 1 ] && [[ "$out" == *"big.map:1025"* ]] &&
+	[ "$(exsconfig map)" = "$before" ]'
+head -n 1024 "$EXS_TMP/big.map" > "$EXS_TMP/full.map"
+exs_run "1024 entries load" exsconfig load "$EXS_TMP/full.map"
+exs_check "overlapping prefixes of different lengths load (longest wins)" \
+	exsconfig load <(printf '10.0.0.0/8 -\n10.0.0.0/16 10.0.1.2\n10.0.0.2 10.0.1.2\n')
+exs_assert "exsconfig map prints what load reads back" \
+	'bash -c "exsconfig map > $EXS_TMP/again.map &&
+	exsconfig load $EXS_TMP/again.map >/dev/null &&
+	[ \"\$(exsconfig map)\" = \"\$(cat $EXS_TMP/again.map)\" ]"'
+map "$peer4 -"
+exs_run "hostile netlink requests are refused, the map unchanged" exs_nlbad
+
+# ---- privileges -------------------------------------------------------------
+
+before=$(exsconfig map)
+chmod o+x "$EXS_TMP" && chmod o+r "$EXS_TMP/n1.map"	# nobody may read it
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+for cmd in "flush" "policy off" "reset-stats" "load $EXS_TMP/n1.map" "del $peer4"; do
+	# shellcheck disable=SC2086 # the command's words
+	out=$(nobody "$(command -v exsconfig)" $cmd 2>&1)
+	rc=$?
+	exs_assert "unprivileged '$cmd': EPERM (exit 2), nothing changed" \
+		'[ "$rc" = 2 ] && [[ "$out" == *"not permitted"* ]] &&
+		[ "$(exsconfig map)" = "$before" ] && [ "$(exsconfig policy)" = auto ]'
+done
+exs_assert "unprivileged reads work" \
+	'nobody exsconfig map >/dev/null &&
+	nobody exsconfig stats >/dev/null &&
+	nobody exsconfig sockets >/dev/null &&
+	nobody exsconfig policy >/dev/null'
+exs_assert "root of a new user namespace may not write the initial namespace" \
+	'bash -c "unshare -Ur $(command -v exsconfig) policy off 2>/dev/null; [ \$? = 2 ]" &&
+	[ "$(exsconfig policy)" = auto ]'
+if unshare -Urn true 2>/dev/null; then
+	exs_assert "root of a new user namespace writes its own network namespace" \
+		'unshare -Urn bash -c "exsconfig policy off &&
+		[ \"\$(exsconfig policy)\" = off ]" &&
+		[ "$(exsconfig policy)" = auto ]'
+else
+	exs_skip "a user namespace's own network namespace" "unshare -Urn failed"
+fi
+
+exsconfig flush
+exs_tap_end
