@@ -6,7 +6,7 @@ set -u
 share=$EXS_VM_SHARE
 mkdir -p "$share"
 
-stat() { awk -v n="$1" '$1 == n { print $2 }' /proc/net/exs_stat; }
+stat() { exsconfig -j stats | python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"; }
 
 fallbacks() { awk '$1 ~ /^Fallback/ { n += $2 } END { print n + 0 }' /proc/net/exs_stat; }
 segs() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]+$/ { print $11 + $12 }' /proc/net/snmp; }
@@ -50,7 +50,12 @@ rdma link | sed 's/^/host a: /'
 echo
 echo "== 1. unmodified iperf3 under exs-run, to an AF_EXS server on host b: RDMA"
 snap
-exs-run iperf3 -c 10.0.0.2 -p 5201 -t 3 | grep -E 'sender|receiver'
+exs-run iperf3 -c 10.0.0.2 -p 5201 -t 3 > /tmp/iperf3.out &
+sleep 2
+echo "   exsconfig sockets, while it runs:"
+exsconfig sockets | sed 's/^/   /'
+wait
+grep -E 'sender|receiver' /tmp/iperf3.out
 transport
 echo "   (iperf3 opened ordinary AF_INET sockets; the preload made them AF_EXS,"
 echo "    the peers met through rdma_cm and the bytes went by RDMA WRITE)"
@@ -64,6 +69,19 @@ echo "   (nothing listens there with AF_EXS: rdma_cm's reject sent the sockets"
 echo "    to TCP by merging into their native sockets; reason counted below)"
 
 echo
-echo "== counters on host a (/proc/net/exs_stat, non-zero)"
-awk '$2 != 0 { print "   " $0 }' /proc/net/exs_stat
+echo "== 3. the map says TCP for port 5201 (policy map, deny=5201): TCP at once"
+printf '# host      RDMA address   ports\n10.0.0.2    -              deny=5201\n' > /tmp/exs.map
+sed 's/^/   map: /' /tmp/exs.map
+exsconfig load /tmp/exs.map | sed 's/^/   /'
+exsconfig policy map
+snap
+exs-run iperf3 -c 10.0.0.2 -p 5201 -t 3 | grep -E 'sender|receiver'
+transport
+echo "   (no RDMA attempt at all: FallbackPolicy $(stat FallbackPolicy))"
+exsconfig flush
+exsconfig policy auto
+
+echo
+echo "== counters on host a (exsconfig stats, non-zero)"
+exsconfig stats | awk '$2 != 0 { print "   " $0 }'
 touch "$share/done"
