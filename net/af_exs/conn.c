@@ -336,13 +336,20 @@ void exs_conn_queue_hw(struct exs_conn *conn)
 		refcount_dec(&conn->ref);	/* already queued: never the last */
 }
 
-/* An established connection ends with @err rather than in order: counted
- * and traced here, wherever it is noticed.  Called under conn->lock.
+/* The one place a connection closes with an error: the socket will see
+ * @err (unless it has one already), and an established connection that
+ * ends this way, however it was noticed, is counted and traced as an
+ * abort.  Called under conn->lock.
  */
-static void exs_conn_aborted(struct exs_conn *conn, int err)
+static void exs_conn_close_err(struct exs_conn *conn, int err)
 {
-	EXS_INC_STATS(conn->net, EXS_MIB_ABORTS);
-	trace_exs_abort(&conn->self, err);
+	if (conn->state == EXS_CONN_ESTABLISHED) {
+		EXS_INC_STATS(conn->net, EXS_MIB_ABORTS);
+		trace_exs_abort(&conn->self, err);
+	}
+	conn->state = EXS_CONN_CLOSED;
+	if (!conn->err)
+		conn->err = err;
 }
 
 /* End the connection now with @err: the socket sees it at once, the
@@ -357,12 +364,7 @@ static void __exs_conn_abort(struct exs_conn *conn, int err,
 	if (conn->state != EXS_CONN_CLOSED) {
 		bool connecting = conn->state == EXS_CONN_CONNECTING;
 
-		if (!connecting)
-			exs_conn_aborted(conn, err);
-
-		conn->state = EXS_CONN_CLOSED;
-		if (!conn->err)
-			conn->err = err;
+		exs_conn_close_err(conn, err);
 		if (connecting && conn->on_connect)
 			conn->on_connect(conn);
 		exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
@@ -650,13 +652,10 @@ void exs_conn_orphan(struct exs_conn *conn, bool reset)
 	conn->orphan = true;
 	conn->on_connect = NULL;
 	if (conn->state == EXS_CONN_ESTABLISHED) {
-		if (reset || conn->rprod != conn->rcons) {
-			conn->state = EXS_CONN_CLOSED;
-			conn->err = -ECONNRESET;
-			exs_conn_aborted(conn, conn->err);
-		} else {
+		if (reset || conn->rprod != conn->rcons)
+			exs_conn_close_err(conn, -ECONNRESET);
+		else
 			exs_conn_shut_wr(conn);
-		}
 	}
 	/* armed under the lock, so the teardown's cancel always sees it */
 	if (conn->hw_released || exs_conn_tx_finished(conn))
@@ -683,13 +682,11 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		ib_drain_qp(conn->qp);
 
 	spin_lock_bh(&conn->lock);
-	if (conn->state != EXS_CONN_CLOSED) {
-		if (conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd)
-			exs_conn_aborted(conn, conn->err ?: -ECONNRESET);
+	/* the peer's FIN came first: an orderly end, else a reset */
+	if (conn->fin_rcvd)
 		conn->state = EXS_CONN_CLOSED;
-		if (!conn->fin_rcvd && !conn->err)
-			conn->err = -ECONNRESET;
-	}
+	else if (conn->state != EXS_CONN_CLOSED)
+		exs_conn_close_err(conn, -ECONNRESET);
 	exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLHUP | EPOLLRDHUP |
 			    (conn->err ? EPOLLERR : 0));
 	spin_unlock_bh(&conn->lock);

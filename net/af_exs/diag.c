@@ -31,22 +31,31 @@ void exs_diag_unlink(struct exs_sock *exs)
 	spin_unlock_bh(&en->socks_lock);
 }
 
-/* The @idx-th socket, held, or NULL past the end. */
-static struct exs_sock *exs_diag_get(struct net *net, unsigned long idx)
+/* Up to EXS_DIAG_BATCH sockets from the @idx-th on, held: one walk of
+ * the list per batch rather than per socket.  How many.
+ */
+#define EXS_DIAG_BATCH	32
+
+static unsigned int exs_diag_get(struct net *net, unsigned long idx,
+				 struct exs_sock **batch)
 {
 	struct exs_net *en = exs_pernet(net);
-	struct exs_sock *exs, *found = NULL;
+	struct exs_sock *exs;
+	unsigned int n = 0;
 
 	spin_lock_bh(&en->socks_lock);
 	list_for_each_entry(exs, &en->socks, node) {
-		if (idx--)
+		if (idx) {
+			idx--;
 			continue;
+		}
 		sock_hold(&exs->sk);
-		found = exs;
-		break;
+		batch[n++] = exs;
+		if (n == EXS_DIAG_BATCH)
+			break;
 	}
 	spin_unlock_bh(&en->socks_lock);
-	return found;
+	return n;
 }
 
 /* Both ends: the RDMA connection's, else the native socket's (before an
@@ -133,6 +142,28 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* One message for @exs; nothing for a socket closed since it was found. */
+static int exs_diag_one(struct sk_buff *skb, struct netlink_callback *cb,
+			const struct genl_family *family, struct exs_sock *exs)
+{
+	void *hdr;
+	int err = 0;
+
+	lock_sock(&exs->sk);
+	if (exs->native) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, family, NLM_F_MULTI,
+				  EXS_CMD_SOCK_GET);
+		err = hdr ? exs_diag_fill(skb, exs) : -EMSGSIZE;
+		if (!err)
+			genlmsg_end(skb, hdr);
+		else if (hdr)
+			genlmsg_cancel(skb, hdr);
+	}
+	release_sock(&exs->sk);
+	return err;
+}
+
 /* One message per socket; cb->args[0] is the next one's index.  A socket
  * opened or closed during a dump may be missed or seen twice, as with
  * /proc/net/tcp.
@@ -140,32 +171,21 @@ cancel:
 int exs_diag_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		  const struct genl_family *family)
 {
+	struct exs_sock *batch[EXS_DIAG_BATCH];
 	struct net *net = sock_net(skb->sk);
-	struct exs_sock *exs;
-	void *hdr;
-	int err;
+	unsigned int n, i;
+	int err = 0;
 
-	while ((exs = exs_diag_get(net, cb->args[0]))) {
-		err = 0;
-		hdr = NULL;
-		lock_sock(&exs->sk);
-		/* closed since we found it: nothing to show */
-		if (exs->native) {
-			hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-					  cb->nlh->nlmsg_seq, family,
-					  NLM_F_MULTI, EXS_CMD_SOCK_GET);
-			err = hdr ? exs_diag_fill(skb, exs) : -EMSGSIZE;
+	do {
+		n = exs_diag_get(net, cb->args[0], batch);
+		for (i = 0; i < n; i++) {
+			/* a full skb: the rest of the batch is only put */
+			if (!err)
+				err = exs_diag_one(skb, cb, family, batch[i]);
+			if (!err)
+				cb->args[0]++;
+			sock_put(&batch[i]->sk);
 		}
-		release_sock(&exs->sk);
-		sock_put(&exs->sk);
-		if (err) {
-			if (hdr)
-				genlmsg_cancel(skb, hdr);
-			break;
-		}
-		if (hdr)
-			genlmsg_end(skb, hdr);
-		cb->args[0]++;
-	}
+	} while (n == EXS_DIAG_BATCH && !err);
 	return skb->len;
 }

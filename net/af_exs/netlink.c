@@ -154,41 +154,29 @@ static int exs_nl_entry(const struct nlattr *nest, struct exs_map_entry *e,
 	return 0;
 }
 
-static int exs_nl_map_add(struct sk_buff *skb, struct genl_info *info)
+/* map-add and map-del: one entry, whole for an add, its key for a delete */
+static int exs_nl_map_one(struct sk_buff *skb, struct genl_info *info)
 {
+	bool add = info->genlhdr->cmd == EXS_CMD_MAP_ADD;
+	struct nlattr *attr = info->attrs[EXS_A_MAP_ENTRY];
 	struct exs_map_entry e;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, EXS_A_MAP_ENTRY))
 		return -EINVAL;
-	err = exs_nl_entry(info->attrs[EXS_A_MAP_ENTRY], &e, false,
-			   info->extack);
+	err = exs_nl_entry(attr, &e, !add, info->extack);
 	if (err)
 		return err;
-	err = exs_policy_map_change(genl_info_net(info), &e, 1, NULL, false);
+	err = exs_policy_map_change(genl_info_net(info), add ? &e : NULL,
+				    add, add ? NULL : &e, false);
 	if (err == -EEXIST)
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[EXS_A_MAP_ENTRY],
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "the map has an entry for this prefix");
+	else if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "no entry for this prefix");
 	else if (err == -E2BIG)
 		NL_SET_ERR_MSG(info->extack, "the map is full");
-	return err;
-}
-
-static int exs_nl_map_del(struct sk_buff *skb, struct genl_info *info)
-{
-	struct exs_map_entry e;
-	int err;
-
-	if (GENL_REQ_ATTR_CHECK(info, EXS_A_MAP_ENTRY))
-		return -EINVAL;
-	err = exs_nl_entry(info->attrs[EXS_A_MAP_ENTRY], &e, true,
-			   info->extack);
-	if (err)
-		return err;
-	err = exs_policy_map_change(genl_info_net(info), NULL, 0, &e, false);
-	if (err == -ENOENT)
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[EXS_A_MAP_ENTRY],
-				    "no entry for this prefix");
 	return err;
 }
 
@@ -200,24 +188,30 @@ static int exs_nl_map_flush(struct sk_buff *skb, struct genl_info *info)
 /* Replace the whole map: every entry is checked before anything changes. */
 static int exs_nl_map_set(struct sk_buff *skb, struct genl_info *info)
 {
-	struct exs_map_entry *e;
+	struct exs_map_entry *e = NULL;
 	const struct nlattr *attr;
-	unsigned int n = 0;
+	unsigned int n = 0, i = 0;
 	int rem, err = 0;
 
-	e = kvcalloc(EXS_MAP_MAX_ENTRIES, sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
+	/* count first: the array is as large as the request, no larger */
 	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
 		if (nla_type(attr) != EXS_A_MAP_ENTRY)
 			continue;
-		if (n == EXS_MAP_MAX_ENTRIES) {
+		if (++n > EXS_MAP_MAX_ENTRIES) {
 			NL_SET_ERR_MSG_ATTR(info->extack, attr,
 					    "more entries than a map holds");
-			err = -E2BIG;
-			break;
+			return -E2BIG;
 		}
-		err = exs_nl_entry(attr, &e[n++], false, info->extack);
+	}
+	if (n) {
+		e = kvcalloc(n, sizeof(*e), GFP_KERNEL);
+		if (!e)
+			return -ENOMEM;
+	}
+	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(attr) != EXS_A_MAP_ENTRY)
+			continue;
+		err = exs_nl_entry(attr, &e[i++], false, info->extack);
 		if (err)
 			break;
 	}
@@ -376,12 +370,12 @@ static const struct genl_small_ops exs_genl_ops[] = {
 	},
 	{
 		.cmd	= EXS_CMD_MAP_ADD,
-		.doit	= exs_nl_map_add,
+		.doit	= exs_nl_map_one,
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= EXS_CMD_MAP_DEL,
-		.doit	= exs_nl_map_del,
+		.doit	= exs_nl_map_one,
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{

@@ -23,6 +23,12 @@ struct exs_settings {
 
 struct exs_map;
 
+/* Locks: cfg_lock (a mutex, writers of map and policy, and stats-reset)
+ * is taken before neg_lock (a map change empties the negative cache);
+ * neg_lock and socks_lock are BH spinlocks and leaves.  The socket dump
+ * takes no socket lock under socks_lock: it holds references, drops it,
+ * then locks each socket.
+ */
 struct exs_net {
 	struct exs_mib __percpu	*mib;
 	struct exs_mib		*mib_base;	/* the values at the last reset */

@@ -366,6 +366,32 @@ static int cmd_policy(int argc, char **argv)
 	return 0;
 }
 
+/* Every top-level nest of @type in the replies, one JSON object each,
+ * filled by @cb from its attributes.
+ */
+struct nests {
+	uint16_t	type;
+	mnl_attr_cb_t	cb;
+	json_t		*array;
+};
+
+static int nests_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nests *n = data;
+	struct nlattr *attr;
+
+	mnl_attr_for_each(attr, nlh, GENL_HDRLEN) {
+		json_t *o;
+
+		if (mnl_attr_get_type(attr) != n->type)
+			continue;
+		o = json_object();
+		mnl_attr_parse_nested(attr, n->cb, o);
+		json_array_append_new(n->array, o);
+	}
+	return MNL_CB_OK;
+}
+
 /* ---- stats ------------------------------------------------------------- */
 
 static int stat_attr_cb(const struct nlattr *attr, void *data)
@@ -381,38 +407,27 @@ static int stat_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-static int stats_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct nlattr *attr;
-
-	mnl_attr_for_each(attr, nlh, GENL_HDRLEN) {
-		json_t *o;
-
-		if (mnl_attr_get_type(attr) != EXS_A_STAT)
-			continue;
-		o = json_object();
-		mnl_attr_parse_nested(attr, stat_attr_cb, o);
-		if (json_object_get(o, "name") && json_object_get(o, "value"))
-			json_object_set(data,
-					json_string_value(json_object_get(o, "name")),
-					json_object_get(o, "value"));
-		json_decref(o);
-	}
-	return MNL_CB_OK;
-}
-
 static int cmd_stats(void)
 {
+	struct nests n = { EXS_A_STAT, stat_attr_cb, json_array() };
 	json_t *o = json_object(), *v;
 	const char *why, *k;
+	size_t i;
 	int err;
 
 	err = exs_nl_talk(&nl, exs_nl_request(&nl, EXS_CMD_STATS_GET, false),
-			  stats_cb, o, &why);
+			  nests_cb, &n, &why);
 	if (err) {
+		json_decref(n.array);
 		json_decref(o);
 		return kernel_error("stats", err, why);
 	}
+	/* { "Name": value, ... }, in the kernel's order */
+	json_array_foreach(n.array, i, v)
+		if (json_string_value(json_object_get(v, "name")))
+			json_object_set(o, json_string_value(json_object_get(v, "name")),
+					json_object_get(v, "value"));
+	json_decref(n.array);
 	if (json)
 		return print_json(o);
 	json_object_foreach(o, k, v)
@@ -503,22 +518,6 @@ static int sock_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-static int sock_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct nlattr *attr;
-
-	mnl_attr_for_each(attr, nlh, GENL_HDRLEN) {
-		json_t *o;
-
-		if (mnl_attr_get_type(attr) != EXS_A_SOCK)
-			continue;
-		o = json_object();
-		mnl_attr_parse_nested(attr, sock_attr_cb, o);
-		json_array_append_new(data, o);
-	}
-	return MNL_CB_OK;
-}
-
 static const char *jstr(json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
@@ -533,9 +532,10 @@ static long long jint(json_t *o, const char *k)
 
 static int cmd_sockets(void)
 {
-	json_t *a = json_array(), *o;
+	struct nests n = { EXS_A_SOCK, sock_attr_cb, json_array() };
+	json_t *a = n.array, *o;
 	size_t i;
-	int ret = dump(EXS_CMD_SOCK_GET, sock_cb, a, "sockets");
+	int ret = dump(EXS_CMD_SOCK_GET, nests_cb, &n, "sockets");
 
 	if (ret) {
 		json_decref(a);
