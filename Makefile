@@ -20,7 +20,7 @@ BUILD	:= build
 BIN	:= $(BUILD)/bin
 
 PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
-	   $(BIN)/exs_race $(BIN)/exs_nlbad
+	   $(BIN)/exs_race $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz $(BIN)/exs_fuzz
 TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
 	   selftests/exs_tap.h selftests/exs_cmp.h
@@ -39,8 +39,8 @@ tools: $(PROGS) $(TOOLS)
 $(BIN):
 	mkdir -p $@
 
-# the hostile netlink client speaks through exsconfig's plumbing
-$(BIN)/exs_nlbad: selftests/exs_nlbad.c tools/exsconfig/nl.c tools/exsconfig/nl.h $(HDRS) | $(BIN)
+# the hostile netlink clients speak through exsconfig's plumbing
+$(BIN)/exs_nlbad $(BIN)/exs_nlfuzz: $(BIN)/exs_nl%: selftests/exs_nl%.c tools/exsconfig/nl.c tools/exsconfig/nl.h $(HDRS) | $(BIN)
 	$(CC) $(CFLAGS) -o $@ $< tools/exsconfig/nl.c $$(pkg-config --cflags --libs libmnl)
 
 $(BIN)/exs_%: selftests/exs_%.c $(HDRS) | $(BIN)

@@ -85,7 +85,8 @@ vm_suite() {
 }
 
 for k in $EXS_KERNELS; do
-	vm_suite "$k-local" "$k" 1 1G 900 selftests/exs_local.sh
+	vm_suite "$k-local" "$k" 1 1G 900 \
+		"selftests/exs_local.sh; selftests/exs_fuzz.sh"
 	vm_suite "$k-pair" "$k" 2 1G 1500 selftests/exs_pair.sh selftests/exs_pair.sh
 	vm_suite "$k-fault" "$k" 2 1G 900 selftests/exs_fault.sh selftests/exs_fault.sh
 	vm_suite "$k-control" "$k" 2 1G 900 selftests/exs_control.sh \
@@ -101,15 +102,16 @@ result "debug kernel builds (cached under ~/.cache/af-exs)" $? "$results/debug-k
 if [ -n "$dk" ]; then
 	clean "module and KUnit module build W=1 clean against the debug kernel" \
 		"$results/build-debug.log" ./scripts/build-modules.sh "$dk"
-	vm_suite debug-kunit "$dk" 1 2G 1500 selftests/kunit.sh
-	vm_suite debug-local "$dk" 1 2G 1500 selftests/exs_local.sh
-	# the same cases with an eighth of the bytes: KASAN under TCG is slow
-	vm_suite debug-pair "$dk" 2 2G 2400 "EXS_PAIR_SCALE=8 selftests/exs_pair.sh" \
-		"EXS_PAIR_SCALE=8 selftests/exs_pair.sh"
-	# map, netlink and namespaces under kmemleak and KASAN
-	vm_suite debug-control "$dk" 2 2G 1500 \
-		"EXS_PAIR_SCALE=8 selftests/exs_control.sh" \
-		"EXS_PAIR_SCALE=8 selftests/exs_control.sh"
+	# One boot per rig: the debug kernel takes minutes to boot (udev's
+	# coldplug under KASAN).  KUnit, the single-host cases and the
+	# fuzzers (twice as many calls as on the stock kernels)...
+	vm_suite debug-local "$dk" 1 2G 2400 "selftests/kunit.sh;
+		selftests/exs_local.sh;
+		EXS_FUZZ_CALLS=200000 EXS_FUZZ_MSGS=20000 selftests/exs_fuzz.sh"
+	# ...then the two-host cases with an eighth of the bytes (KASAN under
+	# TCG is slow), and map, netlink and namespaces under kmemleak
+	pair="export EXS_PAIR_SCALE=8; selftests/exs_pair.sh; selftests/exs_control.sh"
+	vm_suite debug-pair "$dk" 2 2G 3000 "$pair" "$pair"
 fi
 
 echo "# results and logs: $results"

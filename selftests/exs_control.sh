@@ -158,7 +158,10 @@ PY
 fi
 
 # delayed_ack_fraction: credits return every 1/N of the ring; with 32
-# rather than 2, the same transfer returns them far more often
+# rather than 2, the same transfer returns them more often.  Only "more":
+# a sender low on window asks for its credits at once whatever N is, and on
+# a slow kernel it often is (a debug-kernel run counted 64 vs 35, a stock
+# one 512 vs 167).
 credit_run() {
 	local name=$1 port=$2 before
 	sysctl -qw net.exs.delayed_ack_fraction="$3"
@@ -173,7 +176,7 @@ credit_run "delayed_ack_fraction 32" 23011 32
 u32=$credits
 sysctl -qw net.exs.delayed_ack_fraction=4
 exs_check "$host: delayed_ack_fraction 32 returns credits more often than 2 ($u32 vs $u2)" \
-	[ "$u32" -gt $((2 * u2)) ]
+	[ "$u32" -gt "$u2" ]
 
 if [ "$host" = b ]; then
 	exs_tap_end

@@ -137,4 +137,19 @@ exs_run "preload passes through without the module" \
 		 exs-run exs_connect -a 127.0.0.1 -p 29999 -e inet && wait \$!"
 exs_check "the module loads again" insmod "${EXS_MODULE:-$(modinfo -n af_exs 2>/dev/null)}"
 
+# Load and unload in a loop, a socket used in between: every round clean
+# (exs-vm fails the run on any kernel report or leak).
+cycle() {
+	local i mod=${EXS_MODULE:-$(modinfo -n af_exs 2>/dev/null)}
+	for ((i = 0; i < 100; i++)); do
+		rmmod af_exs || return 1
+		insmod "$mod" || return 1
+		exs_connect -l -x -p 29998 -e inet -n 1000 > /dev/null &
+		exs_wait_listen 29998 10 &&
+			exs_connect -x -a 127.0.0.1 -p 29998 -e inet -n 1000 &&
+			wait $! || return 1
+	done
+}
+exs_check "unload and load 100 times, a connection each time" cycle
+
 exs_tap_end

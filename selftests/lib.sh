@@ -94,15 +94,15 @@ exs_tcp_segs() {
 	awk '$1 == "Tcp:" && $2 ~ /^[0-9]+$/ { print $11 + $12 }' /proc/net/snmp
 }
 
-# exs_rdma_stat COUNTER...: the sum of rxe0's named counters so far
+# exs_rdma_stat COUNTER...: the sum of the named counters of every RDMA link
 exs_rdma_stat() {
-	rdma statistic show link rxe0/1 2>/dev/null |
+	rdma statistic show 2>/dev/null |
 		awk -v names=" $* " '{ for (i = 1; i < NF; i++)
 			if (index(names, " " $i " ")) n += $(i + 1) }
 		     END { print n + 0 }'
 }
 
-# exs_rdma_pkts: packets the host's RDMA device sent and received so far
+# exs_rdma_pkts: packets the host's RDMA devices sent and received so far
 exs_rdma_pkts() {
 	exs_rdma_stat sent_pkts rcvd_pkts
 }

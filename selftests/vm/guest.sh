@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside an exs-vm guest: set up the host, run its command, record the
 # outcome in the shared directory.
-#   guest.sh NAME INDEX NHOSTS LOAD_MODULE MODULE OUT
+#   guest.sh NAME INDEX NHOSTS LOAD_MODULE MODULE OUT DEADLINE
 set -u
-name=$1 idx=$2 nhosts=$3 load=$4 module=$5 out=$6
+name=$1 idx=$2 nhosts=$3 load=$4 module=$5 out=$6 deadline=$7
 top=$(readlink -f "$(dirname "$0")/../..")
 
 export EXS_VM_HOST=$name EXS_VM_OUT=$out EXS_VM_HOSTS=$nhosts
 export EXS_VM_SHARE=$out/share
+# exs_connect counts the bytes it checked here (the stress report's)
+export EXS_TALLY=$out/$name.tally
+rm -f "$EXS_TALLY"
 export EXS_ROOT=$top EXS_MODULE=$module
 export PATH="$top/build/bin:$top/selftests/vm:$top/tools/exsconfig:$PATH"
 
@@ -34,13 +37,34 @@ setup() {
 		insmod "$module" || return 1
 	fi
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	# kmemleak (debug kernel): forget what boot left behind
-	[ -w "$kmemleak" ] && echo clear > "$kmemleak"
+	# kmemleak (debug kernel): forget what boot left behind, and scan only
+	# when exs-vm-finish asks (a periodic scan of the whole memory takes
+	# the emulated CPU for minutes)
+	if [ -w "$kmemleak" ]; then
+		echo scan=off > "$kmemleak"
+		echo clear > "$kmemleak"
+	fi
 	dmesg --clear
+}
+
+# Shortly before exs-vm's timeout, every task's stack and every CPU's
+# backtrace go to the console (exs-vm's log): a run that is stuck but not
+# locked up (a task spinning in a loop that yields) still says where.
+watchdog() {
+	local left=$((deadline - $(date +%s)))
+
+	sleep $((left > 240 ? left - 120 : left / 2))
+	dmesg -n 8
+	echo "exs-vm: host $name near its timeout: dumping tasks" > /dev/kmsg
+	echo w > /proc/sysrq-trigger
+	echo l > /proc/sysrq-trigger
+	echo t > /proc/sysrq-trigger
 }
 
 kmemleak=/sys/kernel/debug/kmemleak
 rc=0
+watchdog &
+wpid=$!
 if ! setup; then
 	echo "exs-vm: host $name setup failed" >&2
 	rc=2
@@ -48,4 +72,5 @@ else
 	bash -c "$(cat "$out/.rig/$name.cmd")"
 	rc=$?
 fi
+kill "$wpid" 2>/dev/null
 exec exs-vm-finish "$rc"

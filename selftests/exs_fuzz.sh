@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Hostile input on one host: the syscall fuzzer over sockets that reach
+# each other by RDMA (a Soft-RoCE device on a dummy link: rxe loops local
+# traffic back) and by TCP, then the netlink fuzzer in a namespace of its
+# own.  Afterwards every socket must be gone, the module must unload, and
+# the kernel's checkers (exs-vm reads dmesg) must have nothing to say.
+#
+#   exs-vm -- 'EXS_FUZZ_CALLS=200000 selftests/exs_fuzz.sh'
+#
+# EXS_FUZZ_SEED picks the run (a failure names its seed), EXS_FUZZ_CALLS
+# and EXS_FUZZ_MSGS its length.
+
+. "$(dirname "$0")/lib.sh"
+
+seed=${EXS_FUZZ_SEED:-$(date +%s)}
+calls=${EXS_FUZZ_CALLS:-100000}
+msgs=${EXS_FUZZ_MSGS:-20000}
+addr=10.0.7.1
+
+exs_tap_begin "AF_EXS under random system calls and netlink messages, seed $seed"
+if ! exs_loaded; then
+	exs_skip "af_exs" "module not loaded"
+	exs_tap_end
+	exit $KSFT_SKIP
+fi
+
+if ! ip link add exsfz0 type dummy 2>/dev/null ||
+   ! ip addr add $addr/24 dev exsfz0 || ! ip link set exsfz0 up ||
+   ! { modprobe -q rdma_rxe; rdma link add rxefz0 type rxe netdev exsfz0; }; then
+	exs_skip "syscall fuzzer over RDMA" "no Soft-RoCE device"
+	addr=127.0.0.1
+fi
+# connect attempts that do not get an answer give up soon: the fuzzer makes
+# many, and their sockets are closed under them
+sysctl -qw net.exs.connect_timeout_ms=3000
+
+pkts=$(exs_rdma_pkts)
+rdma=$(exs_stat ConnectRdma)
+# its progress (stderr) shows as it goes: a run that stops says where
+name="syscall fuzzer: $calls calls, 4 threads, seed $seed"
+if exs_fuzz -s "$seed" -n "$calls" -t 4 -a $addr -w 120 > "$EXS_TMP/fuzz.log" \
+	2> >(sed -u 's/^/# exs_fuzz: /'); then
+	exs_ok "$name"
+else
+	exs_fail "$name"
+	sed 's/^/#   /' "$EXS_TMP/fuzz.log"
+fi
+grep '^# syscalls=' "$EXS_TMP/fuzz.log"
+if [ "$addr" != 127.0.0.1 ]; then
+	exs_assert "the fuzzer's connections went RDMA too ($(($(exs_stat ConnectRdma) - rdma)))" \
+		'[ $(($(exs_stat ConnectRdma) - rdma)) -gt 0 ] &&
+		 [ $(($(exs_rdma_pkts) - pkts)) -gt 0 ]'
+fi
+
+# every socket closes on its own once its owner is gone
+gone() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[ "$(exsconfig -j sockets | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 0 ] &&
+			[ "$(cat /sys/module/af_exs/refcnt)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+exs_check "every socket the fuzzer left is released" gone
+
+EXS_TEST_TIMEOUT=1800 exs_run "netlink fuzzer: $msgs messages, seed $seed" \
+	unshare -n exs_nlfuzz -s "$seed" -n "$msgs"
+sed -n 's/^# \(netlink_messages=.*\)/# \1/p' "$EXS_TMP/run.log"
+
+[ "$addr" != 127.0.0.1 ] && rdma link delete rxefz0
+ip link del exsfz0 2>/dev/null
+exs_check "the module unloads after the fuzzing" rmmod af_exs
+exs_check "the module loads again" insmod "$EXS_MODULE"
+
+exs_tap_end
