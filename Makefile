@@ -20,7 +20,8 @@ BUILD	:= build
 BIN	:= $(BUILD)/bin
 
 PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
-	   $(BIN)/exs_race $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz $(BIN)/exs_fuzz
+	   $(BIN)/exs_race $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz $(BIN)/exs_fuzz \
+	   $(BIN)/exs_badpeer
 TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
 	   selftests/exs_tap.h selftests/exs_cmp.h
@@ -42,6 +43,10 @@ $(BIN):
 # the hostile netlink clients speak through exsconfig's plumbing
 $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz: $(BIN)/exs_nl%: selftests/exs_nl%.c tools/exsconfig/nl.c tools/exsconfig/nl.h $(HDRS) | $(BIN)
 	$(CC) $(CFLAGS) -o $@ $< tools/exsconfig/nl.c $$(pkg-config --cflags --libs libmnl)
+
+# the misbehaving peer speaks verbs from userspace (rdma-core)
+$(BIN)/exs_badpeer: selftests/exs_badpeer.c | $(BIN)
+	$(CC) $(CFLAGS) -o $@ $< -lrdmacm -libverbs
 
 $(BIN)/exs_%: selftests/exs_%.c $(HDRS) | $(BIN)
 	$(CC) $(CFLAGS) -o $@ $< -lpthread

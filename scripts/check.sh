@@ -85,8 +85,8 @@ vm_suite() {
 }
 
 for k in $EXS_KERNELS; do
-	vm_suite "$k-local" "$k" 1 1G 900 \
-		"selftests/exs_local.sh; selftests/exs_fuzz.sh"
+	vm_suite "$k-local" "$k" 1 1G 1200 \
+		"selftests/exs_local.sh; selftests/exs_fuzz.sh; selftests/exs_badpeer.sh"
 	vm_suite "$k-pair" "$k" 2 1G 1500 selftests/exs_pair.sh selftests/exs_pair.sh
 	vm_suite "$k-fault" "$k" 2 1G 900 selftests/exs_fault.sh selftests/exs_fault.sh
 	vm_suite "$k-control" "$k" 2 1G 900 selftests/exs_control.sh \

@@ -83,9 +83,12 @@ static size_t rnd_size(struct rng *r)
 
 static int pick_fd(struct rng *r)
 {
-	/* now and then a number that is not one of ours */
+	/* now and then a number that is not one of ours, or none: never
+	 * 0 to 2, where a blocking write to the console would wait for the
+	 * host, not for AF_EXS
+	 */
 	if (!below(r, 50))
-		return (int)below(r, 1024) - 1;
+		return below(r, 20) ? 3 + (int)below(r, 1021) : -1;
 	return slot[below(r, SLOTS)];
 }
 
@@ -393,6 +396,38 @@ static void one_call(struct rng *r, unsigned char *buf)
 		atomic_fetch_add(&oks, 1);
 }
 
+/* Three sockets of a live connection on the RDMA address (listener,
+ * client, accepted), put in the table before the calls start: whatever
+ * the draw, there are RDMA connections to fuzz.  0, or -1 if none could
+ * be made (the caller says so).
+ */
+static int seed_connection(unsigned short port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(port),
+				   .sin_addr = rdma_addr };
+	int l, c, a, one = 1;
+	struct rng r = { .s = port };
+
+	l = socket(family, SOCK_STREAM, 0);
+	c = socket(family, SOCK_STREAM, 0);
+	if (l < 0 || c < 0)
+		return -1;
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(l, (struct sockaddr *)&sin, sizeof(sin)) || listen(l, 16) ||
+	    connect(c, (struct sockaddr *)&sin, sizeof(sin)))
+		return -1;
+	a = accept4(l, NULL, NULL, SOCK_NONBLOCK);
+	if (a < 0)
+		return -1;
+	fcntl(l, F_SETFL, O_NONBLOCK);
+	fcntl(c, F_SETFL, O_NONBLOCK);
+	put_fd(&r, l);
+	put_fd(&r, c);
+	put_fd(&r, a);
+	return 0;
+}
+
 static void *worker(void *arg)
 {
 	struct rng r = { .s = seed + (unsigned long)arg };
@@ -452,7 +487,7 @@ int main(int argc, char **argv)
 {
 	pthread_t tid[MAXTHREADS], mon;
 	unsigned char pattern[4096];
-	unsigned int i;
+	unsigned int i, bad_seed = 0;
 	int c, bad = 0;
 
 	rdma_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -493,6 +528,12 @@ int main(int argc, char **argv)
 	memset(pattern, 0x5a, sizeof(pattern));
 	if (filefd < 0 || write(filefd, pattern, sizeof(pattern)) < 0)
 		return 2;
+
+	for (i = 0; i < nthreads; i++)
+		if (seed_connection(port_base + i % NPORTS))
+			bad_seed++;
+	tap_report(!bad_seed, "connections to fuzz were made",
+		   "%u of %u failed: %s", bad_seed, nthreads, strerror(errno));
 
 	pthread_create(&mon, NULL, monitor, NULL);
 	for (i = 0; i < nthreads; i++)

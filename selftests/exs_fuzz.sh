@@ -25,9 +25,7 @@ if ! exs_loaded; then
 	exit $KSFT_SKIP
 fi
 
-if ! ip link add exsfz0 type dummy 2>/dev/null ||
-   ! ip addr add $addr/24 dev exsfz0 || ! ip link set exsfz0 up ||
-   ! { modprobe -q rdma_rxe; rdma link add rxefz0 type rxe netdev exsfz0; }; then
+if ! exs_rxe_loop exsfz0 $addr; then
 	exs_skip "syscall fuzzer over RDMA" "no Soft-RoCE device"
 	addr=127.0.0.1
 fi
@@ -69,8 +67,7 @@ EXS_TEST_TIMEOUT=1800 exs_run "netlink fuzzer: $msgs messages, seed $seed" \
 	unshare -n exs_nlfuzz -s "$seed" -n "$msgs"
 sed -n 's/^# \(netlink_messages=.*\)/# \1/p' "$EXS_TMP/run.log"
 
-[ "$addr" != 127.0.0.1 ] && rdma link delete rxefz0
-ip link del exsfz0 2>/dev/null
+exs_rxe_loop_del exsfz0
 exs_check "the module unloads after the fuzzing" rmmod af_exs
 exs_check "the module loads again" insmod "$EXS_MODULE"
 

@@ -127,6 +127,19 @@ exs_wait_listen() {
 	return 1
 }
 
+# exs_rxe_loop NAME ADDR: a dummy link NAME with ADDR/24 and a Soft-RoCE
+# device rxe-NAME on it; rxe loops traffic to a local address back, so one
+# host talks RDMA to itself.  exs_rxe_loop_del NAME removes both.
+exs_rxe_loop() {
+	ip link add "$1" type dummy 2>/dev/null &&
+		ip addr add "$2/24" dev "$1" && ip link set "$1" up &&
+		{ modprobe -q rdma_rxe; rdma link add "rxe-$1" type rxe netdev "$1"; }
+}
+exs_rxe_loop_del() {
+	rdma link delete "rxe-$1" 2>/dev/null
+	ip link del "$1" 2>/dev/null
+}
+
 # Two hosts (exs-vm --hosts 2, $host and $share set) meet through files
 # in the shared directory: b says a server is ready, a says a client is
 # done.

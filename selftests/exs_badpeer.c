@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exs_badpeer: a peer that speaks the AF_EXS wire protocol wrongly, from
+ * userspace verbs (librdmacm), against a real AF_EXS listener.  One run,
+ * one case, one connection:
+ *
+ *   exs_badpeer -a ADDR -p PORT -c CASE      exit 0: the server reacted
+ *   exs_badpeer -l                           list the cases
+ *
+ * REQ cases must be rejected (RDMA_CM_EVENT_REJECTED).  The others connect
+ * as a correct client would (REQ, READY), then misbehave; the server must
+ * end the connection: our QP sees a DISCONNECTED event or an error
+ * completion within -t seconds.  What the server counted (ProtoErrors,
+ * RdmaRejects) is checked by the calling script.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+#include <infiniband/verbs.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define RING		(64 << 10)
+#define NRECV		16
+#define MSGBUF		256	/* bytes of each of 8 send buffers */
+#define MRLEN		(RING + NRECV * 64 + 8 * MSGBUF)
+#define WIRE_READY	1
+#define WIRE_CREDIT	2
+#define WIRE_FIN		3
+#define WIRE_ABORT	4
+#define WIRE_DATA	5
+#define WIRE_VERSION	1
+
+/* the wire structures of net/af_exs/wire.h, big endian */
+struct wire_req {
+	uint8_t version, family;
+	uint16_t reserved, sport, dport;
+	uint8_t saddr[16], daddr[16];
+	uint64_t ring_addr;
+	uint32_t ring_rkey, ring_len;
+} __attribute__((packed));
+
+struct wire_rep {
+	uint8_t version, reason;
+	uint16_t reserved;
+	uint32_t ring_len;
+	uint64_t ring_addr;
+	uint32_t ring_rkey;
+} __attribute__((packed));
+
+struct wire_msg {
+	uint8_t type, flags;
+	uint16_t reserved;
+	uint32_t cursor;
+} __attribute__((packed));
+
+enum kind { REQ, RUN };
+
+struct bad_case {
+	const char *name;
+	enum kind kind;
+	const char *what;
+};
+
+static const struct bad_case cases[] = {
+	{ "req-version",   REQ, "a REQ of a version nobody speaks" },
+	{ "req-family",    REQ, "a REQ of an unknown address family" },
+	{ "req-short",     REQ, "a REQ shorter than its structure" },
+	{ "req-empty",     REQ, "a REQ with no private data" },
+	{ "req-ring-zero", REQ, "a REQ whose ring has no bytes" },
+	{ "req-ring-huge", REQ, "a REQ whose ring is 2 GiB" },
+	{ "req-port",      REQ, "a REQ for a TCP port nobody listens on" },
+	{ "req-mapped",    REQ, "an IPv4 REQ with IPv6 addresses" },
+	{ "overrun",       RUN, "a write longer than the ring's free space" },
+	{ "zero-write",    RUN, "a write announcing zero bytes" },
+	{ "outside-ring",  RUN, "a write beyond the end of the server's ring" },
+	{ "bad-rkey",      RUN, "a write with a key that is not the ring's" },
+	{ "unknown-op",    RUN, "a control message of an unknown type" },
+	{ "dup-ready",     RUN, "READY twice" },
+	{ "ready-cursor",  RUN, "READY with a cursor" },
+	{ "credit-ahead",  RUN, "credits for bytes never sent" },
+	{ "short-msg",     RUN, "a control message of 3 bytes" },
+	{ "long-msg",      RUN, "a control message longer than a receive" },
+	{ "fin-twice",     RUN, "FIN twice" },
+	{ "fin-cursor",    RUN, "FIN at a cursor the data never reached" },
+	{ "write-after-fin", RUN, "a write after FIN" },
+	{ "abort-cursor",  RUN, "ABORT with a cursor" },
+	{ "data-no-write", RUN, "a DATA message with no write before it" },
+	{ "no-imm",        RUN, "an RDMA write without immediate data, then DATA" },
+};
+
+static struct {
+	const char *addr, *port;
+	const char *name;
+	int timeout;
+} cfg = { .port = "23100", .timeout = 30 };
+
+static struct rdma_event_channel *ch;
+static struct rdma_cm_id *id;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_mr *mr;
+static char *ring;			/* our ring, then receive buffers */
+static struct wire_rep rep;		/* the server's ring */
+static unsigned int nsent;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "exs_badpeer: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static struct rdma_cm_event *next_event(int secs)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&p, 1, secs * 1000) <= 0)
+		return NULL;
+	if (rdma_get_cm_event(ch, &ev))
+		die("rdma_get_cm_event");
+	return ev;
+}
+
+static enum rdma_cm_event_type expect(enum rdma_cm_event_type want)
+{
+	struct rdma_cm_event *ev = next_event(cfg.timeout);
+	enum rdma_cm_event_type got;
+
+	if (!ev) {
+		fprintf(stderr, "exs_badpeer: no %s\n", rdma_event_str(want));
+		exit(1);
+	}
+	got = ev->event;
+	if (got == RDMA_CM_EVENT_ESTABLISHED &&
+	    ev->param.conn.private_data_len >= sizeof(rep))
+		memcpy(&rep, ev->param.conn.private_data, sizeof(rep));
+	rdma_ack_cm_event(ev);
+	return got;
+}
+
+static void post_recvs(void)
+{
+	for (int i = 0; i < NRECV; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)ring + RING + i * 64,
+			.length = 64, .lkey = mr->lkey,
+		};
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		if (ibv_post_recv(id->qp, &wr, &bad))
+			die("ibv_post_recv");
+	}
+}
+
+/* A control message of @len bytes (8 is the real size), from the
+ * registered area past the receive buffers.
+ */
+static void send_msg(uint8_t type, uint32_t cursor, size_t len)
+{
+	char *buf = ring + RING + NRECV * 64 + (nsent++ % 8) * MSGBUF;
+	struct wire_msg m = { .type = type, .cursor = htobe32(cursor) };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	memset(buf, 0x5a, MSGBUF);
+	memcpy(buf, &m, sizeof(m) < len ? sizeof(m) : len);
+	if (ibv_post_send(id->qp, &wr, &bad))
+		die("ibv_post_send");
+}
+
+/* An RDMA write of @len bytes at @off into the server's ring. */
+static void write_ring(uint64_t off, uint32_t len, uint32_t rkey, bool imm,
+		       uint32_t imm_len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)ring, .length = len,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = len ? 1 : 0,
+		.opcode = imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(imm_len),
+		.wr.rdma = { .remote_addr = be64toh(rep.ring_addr) + off,
+			     .rkey = rkey },
+	}, *bad;
+
+	if (ibv_post_send(id->qp, &wr, &bad))
+		die("ibv_post_send");
+}
+
+static void req_for(const char *name, struct wire_req *req, size_t *len)
+{
+	struct sockaddr_in *src = (void *)rdma_get_local_addr(id);
+	struct sockaddr_in *dst = (void *)rdma_get_peer_addr(id);
+
+	memset(req, 0, sizeof(*req));
+	req->version = WIRE_VERSION;
+	req->family = 4;
+	req->sport = htons(40000 + getpid() % 20000);
+	req->dport = dst->sin_port;
+	memset(&req->saddr[10], 0xff, 2);
+	memcpy(&req->saddr[12], &src->sin_addr, 4);
+	memset(&req->daddr[10], 0xff, 2);
+	memcpy(&req->daddr[12], &dst->sin_addr, 4);
+	req->ring_addr = htobe64((uintptr_t)ring);
+	req->ring_rkey = htobe32(mr->rkey);
+	req->ring_len = htobe32(RING);
+	*len = sizeof(*req);
+
+	if (!strcmp(name, "req-version"))
+		req->version = 200;
+	else if (!strcmp(name, "req-family"))
+		req->family = 5;
+	else if (!strcmp(name, "req-short"))
+		*len = 20;
+	else if (!strcmp(name, "req-empty"))
+		*len = 0;
+	else if (!strcmp(name, "req-ring-zero"))
+		req->ring_len = 0;
+	else if (!strcmp(name, "req-ring-huge"))
+		req->ring_len = htobe32(0x80000000u);
+	else if (!strcmp(name, "req-port"))
+		req->dport = htons(ntohs(dst->sin_port) + 1);
+	else if (!strcmp(name, "req-mapped"))
+		req->saddr[10] = 0;
+}
+
+/* Wait for the server to end the connection: a DISCONNECTED event, or
+ * our QP failing (an error completion).  0 when it did in time.
+ */
+static int await_end(void)
+{
+	time_t end = time(NULL) + cfg.timeout;
+
+	while (time(NULL) < end) {
+		struct rdma_cm_event *ev = next_event(1);
+		struct ibv_wc wc;
+
+		if (ev) {
+			enum rdma_cm_event_type t = ev->event;
+
+			rdma_ack_cm_event(ev);
+			if (t == RDMA_CM_EVENT_DISCONNECTED)
+				return 0;
+		}
+		while (ibv_poll_cq(cq, 1, &wc) > 0)
+			if (wc.status != IBV_WC_SUCCESS &&
+			    wc.status != IBV_WC_WR_FLUSH_ERR)
+				return 0;
+	}
+	return 1;
+}
+
+/* Until the server's READY: the misbehaviour starts from a sane state. */
+static void await_ready(void)
+{
+	time_t end = time(NULL) + cfg.timeout;
+	struct ibv_wc wc;
+
+	while (time(NULL) < end) {
+		while (ibv_poll_cq(cq, 1, &wc) > 0) {
+			struct wire_msg *m;
+
+			if (wc.status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "exs_badpeer: completion error %s before READY\n",
+					ibv_wc_status_str(wc.status));
+				exit(1);
+			}
+			if (wc.opcode != IBV_WC_RECV)
+				continue;
+			m = (void *)(ring + RING + wc.wr_id * 64);
+			if (m->type == WIRE_READY)
+				return;
+		}
+		usleep(10000);
+	}
+	fprintf(stderr, "exs_badpeer: no READY from the server\n");
+	exit(1);
+}
+
+static void misbehave(const char *name)
+{
+	uint32_t rkey = be32toh(rep.ring_rkey), rlen = be32toh(rep.ring_len);
+
+	if (!strcmp(name, "overrun")) {
+		write_ring(0, 4096, rkey, true, rlen + 1);
+	} else if (!strcmp(name, "zero-write")) {
+		write_ring(0, 0, rkey, true, 0);
+	} else if (!strcmp(name, "outside-ring")) {
+		write_ring(rlen, 4096, rkey, true, 4096);
+	} else if (!strcmp(name, "bad-rkey")) {
+		write_ring(0, 4096, rkey ^ 0x100, true, 4096);
+	} else if (!strcmp(name, "unknown-op")) {
+		send_msg(99, 0, 8);
+	} else if (!strcmp(name, "dup-ready")) {
+		send_msg(WIRE_READY, 0, 8);
+	} else if (!strcmp(name, "ready-cursor")) {
+		/* our READY not yet sent: this one is the first, but wrong */
+	} else if (!strcmp(name, "credit-ahead")) {
+		send_msg(WIRE_CREDIT, 1 << 20, 8);
+	} else if (!strcmp(name, "short-msg")) {
+		send_msg(WIRE_CREDIT, 0, 3);
+	} else if (!strcmp(name, "long-msg")) {
+		send_msg(WIRE_CREDIT, 0, 200);
+	} else if (!strcmp(name, "fin-twice")) {
+		send_msg(WIRE_FIN, 0, 8);
+		send_msg(WIRE_FIN, 0, 8);
+	} else if (!strcmp(name, "fin-cursor")) {
+		send_msg(WIRE_FIN, 12345, 8);
+	} else if (!strcmp(name, "write-after-fin")) {
+		send_msg(WIRE_FIN, 0, 8);
+		write_ring(0, 4096, rkey, true, 4096);
+	} else if (!strcmp(name, "abort-cursor")) {
+		send_msg(WIRE_ABORT, 7, 8);
+	} else if (!strcmp(name, "data-no-write")) {
+		send_msg(WIRE_DATA, 0, 8);
+	} else if (!strcmp(name, "no-imm")) {
+		/* a plain write lands, unannounced: harmless by itself; a
+		 * DATA claiming more than the ring holds is not
+		 */
+		write_ring(0, 4096, rkey, false, 0);
+		send_msg(WIRE_DATA, rlen + 4096, 8);
+	}
+}
+
+static const struct bad_case *find_case(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (!strcmp(cases[i].name, name))
+			return &cases[i];
+	return NULL;
+}
+
+static const char usage[] =
+	"exs_badpeer -a ADDR [-p PORT] -c CASE [-t S] | -l";
+
+int main(int argc, char **argv)
+{
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 16, .max_recv_wr = NRECV,
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = 64 },
+		.qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+	};
+	struct rdma_conn_param param = { .retry_count = 3,
+					 .rnr_retry_count = 3 };
+	struct addrinfo *ai, hints = { .ai_family = AF_INET };
+	const struct bad_case *c;
+	enum rdma_cm_event_type got;
+	struct wire_req req;
+	size_t len;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "a:p:c:t:l")) != -1) {
+		switch (opt) {
+		case 'a':
+			cfg.addr = optarg;
+			break;
+		case 'p':
+			cfg.port = optarg;
+			break;
+		case 'c':
+			cfg.name = optarg;
+			break;
+		case 't':
+			cfg.timeout = atoi(optarg);
+			break;
+		case 'l':
+			for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+				printf("%s\t%s\n", cases[i].name, cases[i].what);
+			return 0;
+		default:
+			fprintf(stderr, "usage: %s\n", usage);
+			return 2;
+		}
+	}
+	c = cfg.name ? find_case(cfg.name) : NULL;
+	if (!cfg.addr || !c) {
+		fprintf(stderr, "exs_badpeer: -a ADDR and a known -c CASE\n");
+		return 2;
+	}
+	if (getaddrinfo(cfg.addr, cfg.port, &hints, &ai))
+		return 2;
+
+	ch = rdma_create_event_channel();
+	if (!ch)
+		die("rdma_create_event_channel (no RDMA device?)");
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		die("rdma_create_id");
+	if (rdma_resolve_addr(id, NULL, ai->ai_addr, 2000))
+		die("rdma_resolve_addr");
+	if (expect(RDMA_CM_EVENT_ADDR_RESOLVED) != RDMA_CM_EVENT_ADDR_RESOLVED)
+		return 2;
+	if (rdma_resolve_route(id, 2000))
+		die("rdma_resolve_route");
+	if (expect(RDMA_CM_EVENT_ROUTE_RESOLVED) != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		return 2;
+
+	pd = ibv_alloc_pd(id->verbs);
+	cq = pd ? ibv_create_cq(id->verbs, 64, NULL, NULL, 0) : NULL;
+	ring = aligned_alloc(4096, MRLEN + 4096);
+	if (!cq || !ring)
+		die("resources");
+	memset(ring, 0xa5, RING);
+	mr = ibv_reg_mr(pd, ring, MRLEN,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		die("ibv_reg_mr");
+	qpa.send_cq = cq;
+	qpa.recv_cq = cq;
+	if (rdma_create_qp(id, pd, &qpa))
+		die("rdma_create_qp");
+	post_recvs();
+
+	req_for(c->name, &req, &len);
+	param.private_data = len ? &req : NULL;
+	param.private_data_len = len;
+	if (rdma_connect(id, &param))
+		die("rdma_connect");
+	got = expect(RDMA_CM_EVENT_ESTABLISHED);
+	if (c->kind == REQ) {
+		if (got == RDMA_CM_EVENT_REJECTED)
+			return 0;
+		fprintf(stderr, "exs_badpeer: %s: %s, not rejected\n", c->name,
+			rdma_event_str(got));
+		return 1;
+	}
+	if (got != RDMA_CM_EVENT_ESTABLISHED) {
+		fprintf(stderr, "exs_badpeer: %s: %s\n", c->name,
+			rdma_event_str(got));
+		return 2;
+	}
+	await_ready();
+	/* our READY, as a correct client sends once its ring is ready */
+	send_msg(WIRE_READY, strcmp(c->name, "ready-cursor") ? 0 : 1, 8);
+	misbehave(c->name);
+	if (await_end()) {
+		fprintf(stderr, "exs_badpeer: %s: the server did not end the connection in %d s\n",
+			c->name, cfg.timeout);
+		return 1;
+	}
+	rdma_disconnect(id);
+	return 0;
+}
