@@ -251,6 +251,19 @@ static void do_ioctl(struct rng *r, int fd)
 
 static void one_call(struct rng *r, unsigned char *buf);
 
+/* a msghdr of one to four pieces of @buf, with no address or control */
+static void rnd_msg(struct rng *r, struct msghdr *msg, struct iovec *iov,
+		    unsigned char *buf)
+{
+	memset(msg, 0, sizeof(*msg));
+	msg->msg_iov = iov;
+	msg->msg_iovlen = 1 + below(r, 4);
+	for (size_t i = 0; i < msg->msg_iovlen; i++) {
+		iov[i].iov_base = buf + below(r, 4096);
+		iov[i].iov_len = rnd_size(r) / 4;
+	}
+}
+
 /* a child inherits the table: a few calls of its own, then it leaves */
 static void do_fork(struct rng *r, unsigned char *buf)
 {
@@ -324,13 +337,7 @@ static void one_call(struct rng *r, unsigned char *buf)
 				     alen);
 			break;
 		default:
-			memset(&msg, 0, sizeof(msg));
-			msg.msg_iov = iov;
-			msg.msg_iovlen = 1 + below(r, 4);
-			for (size_t i = 0; i < msg.msg_iovlen; i++) {
-				iov[i].iov_base = buf + below(r, 4096);
-				iov[i].iov_len = rnd_size(r) / 4;
-			}
+			rnd_msg(r, &msg, iov, buf);
 			ret = sendmsg(fd, &msg, rnd_flags(r));
 		}
 	} else if (op < 600) {		/* recv */
@@ -339,13 +346,7 @@ static void one_call(struct rng *r, unsigned char *buf)
 			ret = recv(fd, below(r, 100) ? buf : NULL, len,
 				   rnd_flags(r));
 		} else {
-			memset(&msg, 0, sizeof(msg));
-			msg.msg_iov = iov;
-			msg.msg_iovlen = 1 + below(r, 4);
-			for (size_t i = 0; i < msg.msg_iovlen; i++) {
-				iov[i].iov_base = buf + below(r, 4096);
-				iov[i].iov_len = rnd_size(r) / 4;
-			}
+			rnd_msg(r, &msg, iov, buf);
 			if (below(r, 4) == 0) {
 				msg.msg_control = buf + MAXBUF / 2;
 				msg.msg_controllen = below(r, 256);
