@@ -103,11 +103,10 @@ if [ -n "$dk" ]; then
 	clean "module and KUnit module build W=1 clean against the debug kernel" \
 		"$results/build-debug.log" ./scripts/build-modules.sh "$dk"
 	# One boot per rig: the debug kernel takes minutes to boot (udev's
-	# coldplug under KASAN).  KUnit, the single-host cases and the
-	# fuzzers (twice as many calls as on the stock kernels)...
+	# coldplug under KASAN).  KUnit, the single-host cases (20 rounds of
+	# unload and load, where a round takes seconds) and the fuzzers...
 	vm_suite debug-local "$dk" 1 2G 2400 "selftests/kunit.sh;
-		selftests/exs_local.sh;
-		EXS_FUZZ_CALLS=200000 EXS_FUZZ_MSGS=20000 selftests/exs_fuzz.sh"
+		EXS_UNLOAD_ROUNDS=20 selftests/exs_local.sh; selftests/exs_fuzz.sh"
 	# ...then the two-host cases with an eighth of the bytes (KASAN under
 	# TCG is slow), and map, netlink and namespaces under kmemleak
 	pair="export EXS_PAIR_SCALE=8; selftests/exs_pair.sh; selftests/exs_control.sh"
