@@ -30,9 +30,10 @@ trap 'exs_rxe_loop_del exsbp0; exs_cleanup' EXIT
 sysctl -qw net.exs.connect_timeout_ms=30000
 
 # the server, an unmodified program under exs-run: accept every
-# connection and read it until it ends
+# connection and read it until it ends (an orderly end: keep it open a
+# while, so that a write after the peer's FIN meets an open connection)
 exs_bg exs-run python3 -c '
-import socket, sys, threading
+import socket, sys, threading, time
 l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 l.bind((sys.argv[1], int(sys.argv[2])))
@@ -41,6 +42,7 @@ def serve(c):
     try:
         while c.recv(65536):
             pass
+        time.sleep(5)    # a FIN does not end the case: what follows it
     except OSError:
         pass
     c.close()
