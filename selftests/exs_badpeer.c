@@ -42,7 +42,9 @@
 #define WIRE_DATA	5
 #define WIRE_VERSION	1
 
-/* the wire structures of net/af_exs/wire.h, big endian */
+/* the wire structures of net/af_exs/wire.h, big endian: written again
+ * here on purpose, so that a change of the kernel's layout breaks this test
+ */
 struct wire_req {
 	uint8_t version, family;
 	uint16_t reserved, sport, dport;
@@ -64,41 +66,6 @@ struct wire_msg {
 	uint16_t reserved;
 	uint32_t cursor;
 } __attribute__((packed));
-
-enum kind { REQ, RUN };
-
-struct bad_case {
-	const char *name;
-	enum kind kind;
-	const char *what;
-};
-
-static const struct bad_case cases[] = {
-	{ "req-version",   REQ, "a REQ of a version nobody speaks" },
-	{ "req-family",    REQ, "a REQ of an unknown address family" },
-	{ "req-short",     REQ, "a REQ shorter than its structure" },
-	{ "req-empty",     REQ, "a REQ with no private data" },
-	{ "req-ring-zero", REQ, "a REQ whose ring has no bytes" },
-	{ "req-ring-huge", REQ, "a REQ whose ring is 2 GiB" },
-	{ "req-port",      REQ, "a REQ for a TCP port nobody listens on" },
-	{ "req-mapped",    REQ, "an IPv4 REQ with IPv6 addresses" },
-	{ "overrun",       RUN, "a write longer than the ring's free space" },
-	{ "zero-write",    RUN, "a write announcing zero bytes" },
-	{ "outside-ring",  RUN, "a write beyond the end of the server's ring" },
-	{ "bad-rkey",      RUN, "a write with a key that is not the ring's" },
-	{ "unknown-op",    RUN, "a control message of an unknown type" },
-	{ "dup-ready",     RUN, "READY twice" },
-	{ "ready-cursor",  RUN, "READY with a cursor" },
-	{ "credit-ahead",  RUN, "credits for bytes never sent" },
-	{ "short-msg",     RUN, "a control message of 3 bytes" },
-	{ "long-msg",      RUN, "a control message longer than a receive" },
-	{ "fin-twice",     RUN, "FIN twice" },
-	{ "fin-cursor",    RUN, "FIN at a cursor the data never reached" },
-	{ "write-after-fin", RUN, "a write after FIN" },
-	{ "abort-cursor",  RUN, "ABORT with a cursor" },
-	{ "data-no-write", RUN, "a DATA message with no write before it" },
-	{ "no-imm",        RUN, "an RDMA write without immediate data, then DATA" },
-};
 
 static struct {
 	const char *addr, *port;
@@ -204,7 +171,8 @@ static void write_ring(uint64_t off, uint32_t len, uint32_t rkey, bool imm,
 		die("ibv_post_send");
 }
 
-static void req_for(const char *name, struct wire_req *req, size_t *len)
+/* The REQ a correct client would send. */
+static void good_req(struct wire_req *req, size_t *len)
 {
 	struct sockaddr_in *src = (void *)rdma_get_local_addr(id);
 	struct sockaddr_in *dst = (void *)rdma_get_peer_addr(id);
@@ -222,23 +190,6 @@ static void req_for(const char *name, struct wire_req *req, size_t *len)
 	req->ring_rkey = htobe32(mr->rkey);
 	req->ring_len = htobe32(RING);
 	*len = sizeof(*req);
-
-	if (!strcmp(name, "req-version"))
-		req->version = 200;
-	else if (!strcmp(name, "req-family"))
-		req->family = 5;
-	else if (!strcmp(name, "req-short"))
-		*len = 20;
-	else if (!strcmp(name, "req-empty"))
-		*len = 0;
-	else if (!strcmp(name, "req-ring-zero"))
-		req->ring_len = 0;
-	else if (!strcmp(name, "req-ring-huge"))
-		req->ring_len = htobe32(0x80000000u);
-	else if (!strcmp(name, "req-port"))
-		req->dport = htons(ntohs(dst->sin_port) + 1);
-	else if (!strcmp(name, "req-mapped"))
-		req->saddr[10] = 0;
 }
 
 /* Wait for the server to end the connection: a DISCONNECTED event, or
@@ -294,50 +245,174 @@ static void await_ready(void)
 	exit(1);
 }
 
-static void misbehave(const char *name)
+/* The cases: a REQ case spoils a correct REQ, a run case misbehaves
+ * once both sides are READY (it sends our READY itself if that is the
+ * point).  @rkey and @rlen: the server's ring.
+ */
+static void req_version(struct wire_req *q, size_t *len)
 {
-	uint32_t rkey = be32toh(rep.ring_rkey), rlen = be32toh(rep.ring_len);
-
-	if (!strcmp(name, "overrun")) {
-		write_ring(0, 4096, rkey, true, rlen + 1);
-	} else if (!strcmp(name, "zero-write")) {
-		write_ring(0, 0, rkey, true, 0);
-	} else if (!strcmp(name, "outside-ring")) {
-		write_ring(rlen, 4096, rkey, true, 4096);
-	} else if (!strcmp(name, "bad-rkey")) {
-		write_ring(0, 4096, rkey ^ 0x100, true, 4096);
-	} else if (!strcmp(name, "unknown-op")) {
-		send_msg(99, 0, 8);
-	} else if (!strcmp(name, "dup-ready")) {
-		send_msg(WIRE_READY, 0, 8);
-	} else if (!strcmp(name, "ready-cursor")) {
-		/* our READY not yet sent: this one is the first, but wrong */
-	} else if (!strcmp(name, "credit-ahead")) {
-		send_msg(WIRE_CREDIT, 1 << 20, 8);
-	} else if (!strcmp(name, "short-msg")) {
-		send_msg(WIRE_CREDIT, 0, 3);
-	} else if (!strcmp(name, "long-msg")) {
-		send_msg(WIRE_CREDIT, 0, 200);
-	} else if (!strcmp(name, "fin-twice")) {
-		send_msg(WIRE_FIN, 0, 8);
-		send_msg(WIRE_FIN, 0, 8);
-	} else if (!strcmp(name, "fin-cursor")) {
-		send_msg(WIRE_FIN, 12345, 8);
-	} else if (!strcmp(name, "write-after-fin")) {
-		send_msg(WIRE_FIN, 0, 8);
-		write_ring(0, 4096, rkey, true, 4096);
-	} else if (!strcmp(name, "abort-cursor")) {
-		send_msg(WIRE_ABORT, 7, 8);
-	} else if (!strcmp(name, "data-no-write")) {
-		send_msg(WIRE_DATA, 0, 8);
-	} else if (!strcmp(name, "no-imm")) {
-		/* a plain write lands, unannounced: harmless by itself; a
-		 * DATA claiming more than the ring holds is not
-		 */
-		write_ring(0, 4096, rkey, false, 0);
-		send_msg(WIRE_DATA, rlen + 4096, 8);
-	}
+	q->version = 200;
 }
+
+static void req_family(struct wire_req *q, size_t *len)
+{
+	q->family = 5;
+}
+
+static void req_short(struct wire_req *q, size_t *len)
+{
+	*len = 20;
+}
+
+static void req_empty(struct wire_req *q, size_t *len)
+{
+	*len = 0;
+}
+
+static void req_ring_zero(struct wire_req *q, size_t *len)
+{
+	q->ring_len = 0;
+}
+
+static void req_ring_huge(struct wire_req *q, size_t *len)
+{
+	q->ring_len = htobe32(0x80000000u);
+}
+
+static void req_port(struct wire_req *q, size_t *len)
+{
+	q->dport = htons(ntohs(q->dport) + 1);
+}
+
+static void req_mapped(struct wire_req *q, size_t *len)
+{
+	q->saddr[10] = 0;
+}
+
+static void overrun(uint32_t rkey, uint32_t rlen)
+{
+	write_ring(0, 4096, rkey, true, rlen + 1);
+}
+
+static void zero_write(uint32_t rkey, uint32_t rlen)
+{
+	write_ring(0, 0, rkey, true, 0);
+}
+
+static void outside_ring(uint32_t rkey, uint32_t rlen)
+{
+	write_ring(rlen, 4096, rkey, true, 4096);
+}
+
+static void bad_rkey(uint32_t rkey, uint32_t rlen)
+{
+	write_ring(0, 4096, rkey ^ 0x100, true, 4096);
+}
+
+static void unknown_op(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(99, 0, 8);
+}
+
+static void dup_ready(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_READY, 0, 8);	/* our second */
+}
+
+static void ready_cursor(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_READY, 1, 8);
+}
+
+static void credit_ahead(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_CREDIT, 1 << 20, 8);
+}
+
+static void short_msg(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_CREDIT, 0, 3);
+}
+
+static void long_msg(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_CREDIT, 0, 200);
+}
+
+static void fin_twice(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_FIN, 0, 8);
+	send_msg(WIRE_FIN, 0, 8);
+}
+
+static void fin_cursor(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_FIN, 12345, 8);
+}
+
+static void write_after_fin(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_FIN, 0, 8);
+	write_ring(0, 4096, rkey, true, 4096);
+}
+
+static void abort_cursor(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_ABORT, 7, 8);
+}
+
+static void data_no_write(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_DATA, 0, 8);
+}
+
+/* a plain write lands unannounced (harmless by itself); a DATA claiming
+ * more than the ring holds is not
+ */
+static void no_imm(uint32_t rkey, uint32_t rlen)
+{
+	write_ring(0, 4096, rkey, false, 0);
+	send_msg(WIRE_DATA, rlen + 4096, 8);
+}
+
+struct bad_case {
+	const char *name;
+	const char *what;
+	void (*req)(struct wire_req *q, size_t *len);
+	void (*run)(uint32_t rkey, uint32_t rlen);
+	bool own_ready;		/* @run sends our READY */
+};
+
+#define REQ(n, f, w)	{ .name = n, .what = w, .req = f }
+#define RUN(n, f, w)	{ .name = n, .what = w, .run = f }
+
+static const struct bad_case cases[] = {
+	REQ("req-version", req_version, "a REQ of a version nobody speaks"),
+	REQ("req-family", req_family, "a REQ of an unknown address family"),
+	REQ("req-short", req_short, "a REQ shorter than its structure"),
+	REQ("req-empty", req_empty, "a REQ with no private data"),
+	REQ("req-ring-zero", req_ring_zero, "a REQ whose ring has no bytes"),
+	REQ("req-ring-huge", req_ring_huge, "a REQ whose ring is 2 GiB"),
+	REQ("req-port", req_port, "a REQ for a TCP port nobody listens on"),
+	REQ("req-mapped", req_mapped, "an IPv4 REQ with IPv6 addresses"),
+	RUN("overrun", overrun, "a write longer than the ring's free space"),
+	RUN("zero-write", zero_write, "a write announcing zero bytes"),
+	RUN("outside-ring", outside_ring, "a write beyond the end of the server's ring"),
+	RUN("bad-rkey", bad_rkey, "a write with a key that is not the ring's"),
+	RUN("unknown-op", unknown_op, "a control message of an unknown type"),
+	RUN("dup-ready", dup_ready, "READY twice"),
+	{ .name = "ready-cursor", .what = "READY with a cursor",
+	  .run = ready_cursor, .own_ready = true },
+	RUN("credit-ahead", credit_ahead, "credits for bytes never sent"),
+	RUN("short-msg", short_msg, "a control message of 3 bytes"),
+	RUN("long-msg", long_msg, "a control message longer than a receive"),
+	RUN("fin-twice", fin_twice, "FIN twice"),
+	RUN("fin-cursor", fin_cursor, "FIN at a cursor the data never reached"),
+	RUN("write-after-fin", write_after_fin, "a write after FIN"),
+	RUN("abort-cursor", abort_cursor, "ABORT with a cursor"),
+	RUN("data-no-write", data_no_write, "a DATA message with no write before it"),
+	RUN("no-imm", no_imm, "an RDMA write without immediate data, then DATA"),
+};
 
 static const struct bad_case *find_case(const char *name)
 {
@@ -428,13 +503,15 @@ int main(int argc, char **argv)
 		die("rdma_create_qp");
 	post_recvs();
 
-	req_for(c->name, &req, &len);
+	good_req(&req, &len);
+	if (c->req)
+		c->req(&req, &len);
 	param.private_data = len ? &req : NULL;
 	param.private_data_len = len;
 	if (rdma_connect(id, &param))
 		die("rdma_connect");
 	got = expect(RDMA_CM_EVENT_ESTABLISHED);
-	if (c->kind == REQ) {
+	if (c->req) {
 		if (got == RDMA_CM_EVENT_REJECTED)
 			return 0;
 		fprintf(stderr, "exs_badpeer: %s: %s, not rejected\n", c->name,
@@ -448,8 +525,9 @@ int main(int argc, char **argv)
 	}
 	await_ready();
 	/* our READY, as a correct client sends once its ring is ready */
-	send_msg(WIRE_READY, strcmp(c->name, "ready-cursor") ? 0 : 1, 8);
-	misbehave(c->name);
+	if (!c->own_ready)
+		send_msg(WIRE_READY, 0, 8);
+	c->run(be32toh(rep.ring_rkey), be32toh(rep.ring_len));
 	if (await_end()) {
 		fprintf(stderr, "exs_badpeer: %s: the server did not end the connection in %d s\n",
 			c->name, cfg.timeout);

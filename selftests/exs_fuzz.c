@@ -163,8 +163,8 @@ static int rnd_flags(struct rng *r)
 		if (!below(r, 6))
 			f |= bits[i];
 	if (!below(r, 100))
-		f |= (int)rnd(r) & ~(MSG_WAITFORONE);
-	return f | MSG_DONTWAIT;
+		f |= (int)rnd(r) & ~MSG_WAITFORONE;
+	return f;
 }
 
 static const int levels[] = {
@@ -194,7 +194,7 @@ static socklen_t rnd_optval(struct rng *r, unsigned char *buf, size_t cap)
 	return len > cap ? (below(r, 2) ? len : cap) : len;
 }
 
-static void do_setsockopt(struct rng *r, int fd, unsigned char *buf)
+static int do_setsockopt(struct rng *r, int fd, unsigned char *buf)
 {
 	int level = levels[below(r, ARRAY_SIZE(levels))];
 	int name = below(r, 10) ? (int)below(r, 80) : (int)rnd(r);
@@ -210,16 +210,15 @@ static void do_setsockopt(struct rng *r, int fd, unsigned char *buf)
 	}
 	/* names of things the kernel would modprobe for: known ones only */
 	if (level == IPPROTO_TCP && name == TCP_ULP)
-		return;
+		return -1;
 	if (level == IPPROTO_TCP && name == TCP_CONGESTION) {
 		strcpy((char *)buf, below(r, 2) ? "cubic" : "reno");
 		len = 6;	/* the name and its NUL, no shorter */
 	}
-	if (setsockopt(fd, level, name, below(r, 30) ? buf : NULL, len) >= 0)
-		atomic_fetch_add(&oks, 1);
+	return setsockopt(fd, level, name, below(r, 30) ? buf : NULL, len);
 }
 
-static void do_getsockopt(struct rng *r, int fd, unsigned char *buf)
+static int do_getsockopt(struct rng *r, int fd, unsigned char *buf)
 {
 	int level = levels[below(r, ARRAY_SIZE(levels))];
 	int name = below(r, 10) ? (int)below(r, 80) : (int)rnd(r);
@@ -227,12 +226,11 @@ static void do_getsockopt(struct rng *r, int fd, unsigned char *buf)
 
 	if (len > MAXBUF)
 		len = below(r, 2) ? len : MAXBUF;
-	if (getsockopt(fd, level, name, below(r, 30) ? buf : NULL,
-		       below(r, 30) ? &len : NULL) >= 0)
-		atomic_fetch_add(&oks, 1);
+	return getsockopt(fd, level, name, below(r, 30) ? buf : NULL,
+			  below(r, 30) ? &len : NULL);
 }
 
-static void do_ioctl(struct rng *r, int fd)
+static int do_ioctl(struct rng *r, int fd)
 {
 	static const unsigned long cmds[] = {
 		FIONREAD, SIOCINQ, SIOCOUTQ, SIOCOUTQNSD, SIOCATMARK,
@@ -244,9 +242,8 @@ static void do_ioctl(struct rng *r, int fd)
 	if (!below(r, 10))
 		cmd = (unsigned int)rnd(r);
 	if (cmd == FIONBIO)	/* sockets stay non-blocking */
-		return;
-	if (ioctl(fd, cmd, below(r, 20) ? &v : NULL) >= 0)
-		atomic_fetch_add(&oks, 1);
+		return -1;
+	return ioctl(fd, cmd, below(r, 20) ? &v : NULL);
 }
 
 static void one_call(struct rng *r, unsigned char *buf);
@@ -265,7 +262,7 @@ static void rnd_msg(struct rng *r, struct msghdr *msg, struct iovec *iov,
 }
 
 /* a child inherits the table: a few calls of its own, then it leaves */
-static void do_fork(struct rng *r, unsigned char *buf)
+static int do_fork(struct rng *r, unsigned char *buf)
 {
 	pid_t pid = fork();
 	int i;
@@ -277,6 +274,7 @@ static void do_fork(struct rng *r, unsigned char *buf)
 	}
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
+	return pid;
 }
 
 static void one_call(struct rng *r, unsigned char *buf)
@@ -354,11 +352,9 @@ static void one_call(struct rng *r, unsigned char *buf)
 			ret = recvmsg(fd, &msg, rnd_flags(r));
 		}
 	} else if (op < 700) {
-		do_setsockopt(r, fd, buf);
-		return;
+		ret = do_setsockopt(r, fd, buf);
 	} else if (op < 790) {
-		do_getsockopt(r, fd, buf);
-		return;
+		ret = do_getsockopt(r, fd, buf);
 	} else if (op < 820) {		/* shutdown */
 		ret = shutdown(fd, (int)below(r, 5));
 	} else if (op < 860) {		/* close */
@@ -376,8 +372,7 @@ static void one_call(struct rng *r, unsigned char *buf)
 		}
 		ret = poll(p, 1 + below(r, 4), below(r, 4) ? 0 : 1);
 	} else if (op < 940) {
-		do_ioctl(r, fd);
-		return;
+		ret = do_ioctl(r, fd);
 	} else if (op < 960) {		/* names */
 		alen = below(r, 10) ? sizeof(ss) : below(r, sizeof(ss));
 		ret = below(r, 2) ? getsockname(fd, (struct sockaddr *)&ss, &alen) :
@@ -390,8 +385,7 @@ static void one_call(struct rng *r, unsigned char *buf)
 		ret = dup(fd);
 		put_fd(r, ret);
 	} else {
-		do_fork(r, buf);
-		return;
+		ret = do_fork(r, buf);
 	}
 	if (ret >= 0)
 		atomic_fetch_add(&oks, 1);
@@ -402,31 +396,34 @@ static void one_call(struct rng *r, unsigned char *buf)
  * the draw, there are RDMA connections to fuzz.  0, or -1 if none could
  * be made (the caller says so).
  */
-static int seed_connection(unsigned short port)
+static int seed_connection(unsigned int i)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = htons(port),
+				   .sin_port = htons(port_base + i),
 				   .sin_addr = rdma_addr };
 	int l, c, a, one = 1;
-	struct rng r = { .s = port };
 
 	l = socket(family, SOCK_STREAM, 0);
 	c = socket(family, SOCK_STREAM, 0);
-	if (l < 0 || c < 0)
-		return -1;
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(l, (struct sockaddr *)&sin, sizeof(sin)) || listen(l, 16) ||
+	if (l < 0 || c < 0 ||
+	    bind(l, (struct sockaddr *)&sin, sizeof(sin)) || listen(l, 16) ||
 	    connect(c, (struct sockaddr *)&sin, sizeof(sin)))
-		return -1;
+		goto err;
 	a = accept4(l, NULL, NULL, SOCK_NONBLOCK);
 	if (a < 0)
-		return -1;
+		goto err;
 	fcntl(l, F_SETFL, O_NONBLOCK);
 	fcntl(c, F_SETFL, O_NONBLOCK);
-	put_fd(&r, l);
-	put_fd(&r, c);
-	put_fd(&r, a);
+	/* slots of their own: before the threads start, no race */
+	slot[3 * i] = l;
+	slot[3 * i + 1] = c;
+	slot[3 * i + 2] = a;
 	return 0;
+err:
+	close(l);	/* close(-1) is harmless: EBADF */
+	close(c);
+	return -1;
 }
 
 static void *worker(void *arg)
@@ -488,7 +485,7 @@ int main(int argc, char **argv)
 {
 	pthread_t tid[MAXTHREADS], mon;
 	unsigned char pattern[4096];
-	unsigned int i, bad_seed = 0;
+	unsigned int i, nseed, bad_seed = 0;
 	int c, bad = 0;
 
 	rdma_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -530,11 +527,13 @@ int main(int argc, char **argv)
 	if (filefd < 0 || write(filefd, pattern, sizeof(pattern)) < 0)
 		return 2;
 
-	for (i = 0; i < nthreads; i++)
-		if (seed_connection(port_base + i % NPORTS))
+	/* one per thread, one port each */
+	nseed = nthreads < NPORTS ? nthreads : NPORTS;
+	for (i = 0; i < nseed; i++)
+		if (seed_connection(i))
 			bad_seed++;
 	tap_report(!bad_seed, "connections to fuzz were made",
-		   "%u of %u failed: %s", bad_seed, nthreads, strerror(errno));
+		   "%u of %u failed: %s", bad_seed, nseed, strerror(errno));
 
 	pthread_create(&mon, NULL, monitor, NULL);
 	for (i = 0; i < nthreads; i++)
