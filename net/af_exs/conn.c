@@ -17,6 +17,7 @@
 
 #include "protocol.h"
 #include "conn.h"
+#include "fault.h"
 #include "mib.h"
 #include "ring.h"
 #include "trace.h"
@@ -32,6 +33,7 @@ MODULE_PARM_DESC(imm_data,
 
 struct workqueue_struct *exs_wq;
 
+static void exs_qp_event(struct ib_event *ev, void *context);
 static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 static void exs_conn_hw_work(struct work_struct *work);
@@ -87,6 +89,8 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	struct exs_conn *conn;
 	int i;
 
+	if (exs_fail_alloc(sizeof(*conn)))
+		return NULL;
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return NULL;
@@ -134,6 +138,8 @@ void exs_conn_put(struct exs_conn *conn)
 
 static void *exs_ring_alloc(u32 size)
 {
+	if (exs_fail_alloc(size))
+		return NULL;
 	return (void *)__get_free_pages(GFP_KERNEL | __GFP_ZERO |
 					__GFP_NOWARN | __GFP_NORETRY,
 					get_order(size));
@@ -270,6 +276,10 @@ int exs_conn_create_qp(struct exs_conn *conn)
 					 sizeof(struct exs_wire_msg));
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
+	attr.event_handler = exs_qp_event;
+	attr.qp_context = conn;
+	if (exs_fail_alloc(sizeof(attr)))
+		return -ENOMEM;
 	err = rdma_create_qp(id, conn->dev->pd, &attr);
 	if (err)
 		return err;
@@ -359,10 +369,14 @@ static void __exs_conn_abort(struct exs_conn *conn, int err,
 			     bool protocol_error)
 {
 	lockdep_assert_held(&conn->lock);
-	if (protocol_error)
-		EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
 	if (conn->state != EXS_CONN_CLOSED) {
 		bool connecting = conn->state == EXS_CONN_CONNECTING;
+
+		/* once per connection: one violation may be reported twice
+		 * (a failed receive and the queue pair's event)
+		 */
+		if (protocol_error)
+			EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
 
 		exs_conn_close_err(conn, err);
 		if (connecting && conn->on_connect)
@@ -676,6 +690,9 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	struct rdma_cm_id *id = conn->id;
 	struct ib_device *ibdev;
 
+	spin_lock_bh(&conn->lock);
+	conn->qp_closing = true;
+	spin_unlock_bh(&conn->lock);
 	if (id)
 		rdma_disconnect(id);
 	if (conn->qp)
@@ -779,6 +796,70 @@ static int exs_wc_errno(const struct ib_wc *wc)
 	return wc->status == IB_WC_RETRY_EXC_ERR ? -ETIMEDOUT : -ECONNRESET;
 }
 
+/* The device refused what the peer sent (a write outside our ring or with
+ * a key not ours, a message longer than a receive) or what it advertised
+ * (our write into its ring refused): a protocol error AF_EXS never parsed.
+ */
+static bool exs_wc_peer_fault(enum ib_wc_status status)
+{
+	switch (status) {
+	case IB_WC_LOC_LEN_ERR:
+	case IB_WC_LOC_QP_OP_ERR:
+	case IB_WC_LOC_PROT_ERR:
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_REM_OP_ERR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A failed work request.  A flush is our own teardown's, unless we never
+ * began one on a connection that stands: then the queue pair died under
+ * it, and on a device that reports its own faults as QP events, that is
+ * the device refusing a peer's plain write (outside the ring, a key not
+ * ours) with no receive to report it on.
+ */
+static void exs_wc_failed(struct exs_conn *conn, const struct ib_wc *wc)
+{
+	bool peer = exs_wc_peer_fault(wc->status);
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		peer = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
+		       !conn->qp_closing;
+	if (peer)
+		pr_warn_ratelimited("peer's request refused by the device (%s), connection reset\n",
+				    ib_wc_status_msg(wc->status));
+	if (wc->status != IB_WC_WR_FLUSH_ERR || peer)
+		__exs_conn_abort(conn, peer ? -ECONNRESET : exs_wc_errno(wc),
+				 peer);
+	spin_unlock_irqrestore(&conn->lock, flags);
+}
+
+/* The queue pair's own events: only its failures matter here, and a
+ * request or access error is the peer's doing.  Any context.
+ */
+static void exs_qp_event(struct ib_event *ev, void *context)
+{
+	struct exs_conn *conn = context;
+
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		pr_warn_ratelimited("queue pair failed (%s), connection reset\n",
+				    ib_event_msg(ev->event));
+		exs_conn_abort(conn, -ECONNRESET,
+			       ev->event != IB_EVENT_QP_FATAL);
+		break;
+	default:
+		break;
+	}
+}
+
 static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct exs_tx_slot *slot = container_of(wc->wr_cqe,
@@ -789,8 +870,7 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	conn->sq_tail++;
 	if (wc->status != IB_WC_SUCCESS) {
 		spin_unlock(&conn->lock);
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			exs_conn_abort(conn, exs_wc_errno(wc), false);
+		exs_wc_failed(conn, wc);
 		return;
 	}
 	if (slot->kind == EXS_TX_DATA) {
@@ -888,8 +968,7 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	int err = 0;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			exs_conn_abort(conn, exs_wc_errno(wc), false);
+		exs_wc_failed(conn, wc);
 		return;
 	}
 

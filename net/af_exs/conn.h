@@ -124,6 +124,7 @@ struct exs_conn {
 	u8			credit_fraction; /* credit every 1/N ring */
 	bool			orphan;		/* the socket is closed */
 	bool			torn_down;	/* handlers must not build more */
+	bool			qp_closing;	/* we flush the QP: flushes are ours */
 	bool			hw_released;	/* hw_work ran */
 	bool			orphan_put;	/* ...and dropped the socket's ref */
 
