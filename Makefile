@@ -3,6 +3,7 @@
 # make            the module for KDIR, the preload, exsconfig, the selftests
 # make demo       two VM hosts: an unmodified program through AF_EXS
 # make check      install what is missing, build, run every test
+# make stress     the long reliability runs on the debug kernel
 # make style      checkpatch --strict over every source file
 #
 # KDIR defaults to the running kernel's build tree, else the newest Debian
@@ -26,7 +27,7 @@ TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
 	   selftests/exs_tap.h selftests/exs_cmp.h
 
-.PHONY: all module tools modules-all clean demo check style sparse install \
+.PHONY: all module tools modules-all clean demo check stress style sparse install \
 	dkms-install
 
 all: module tools
@@ -78,6 +79,9 @@ demo:
 
 check:
 	@./scripts/check.sh
+
+stress:
+	@./scripts/stress.sh
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true

@@ -88,7 +88,12 @@ for k in $EXS_KERNELS; do
 	vm_suite "$k-local" "$k" 1 1G 1200 \
 		"selftests/exs_local.sh; selftests/exs_fuzz.sh; selftests/exs_badpeer.sh"
 	vm_suite "$k-pair" "$k" 2 1G 1500 selftests/exs_pair.sh selftests/exs_pair.sh
-	vm_suite "$k-fault" "$k" 2 1G 900 selftests/exs_fault.sh selftests/exs_fault.sh
+	# faults, a bad link (4 MiB a case here, 1 GiB in make stress) and,
+	# on the first kernel, the load suite; exs_fault.sh last: it kills b
+	faults="export EXS_NETEM_BYTES=$((4 << 20)); selftests/exs_netem.sh;
+		selftests/exs_fault.sh"
+	[ "$k" = "${EXS_KERNELS%% *}" ] && faults="selftests/exs_load.sh; $faults"
+	vm_suite "$k-fault" "$k" 2 1G 1800 "$faults" "$faults"
 	vm_suite "$k-control" "$k" 2 1G 900 selftests/exs_control.sh \
 		selftests/exs_control.sh
 done
@@ -103,10 +108,11 @@ if [ -n "$dk" ]; then
 	clean "module and KUnit module build W=1 clean against the debug kernel" \
 		"$results/build-debug.log" ./scripts/build-modules.sh "$dk"
 	# One boot per rig: the debug kernel takes minutes to boot (udev's
-	# coldplug under KASAN).  KUnit, the single-host cases (20 rounds of
-	# unload and load, where a round takes seconds) and the fuzzers...
+	# coldplug under KASAN).  KUnit, the single-host cases (10 rounds of
+	# unload and load, where a round takes seconds) and the fuzzers; the
+	# malicious peer and allocation failures run in make stress...
 	vm_suite debug-local "$dk" 1 2G 2400 "selftests/kunit.sh;
-		EXS_UNLOAD_ROUNDS=20 selftests/exs_local.sh; selftests/exs_fuzz.sh"
+		EXS_UNLOAD_ROUNDS=10 selftests/exs_local.sh; selftests/exs_fuzz.sh"
 	# ...then the two-host cases with an eighth of the bytes (KASAN under
 	# TCG is slow), and map, netlink and namespaces under kmemleak
 	pair="export EXS_PAIR_SCALE=8; selftests/exs_pair.sh; selftests/exs_control.sh"

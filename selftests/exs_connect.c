@@ -6,6 +6,11 @@
  *   exs_connect -l [opts]          listen, accept -c connections, serve each
  *   exs_connect -a ADDR [opts]     open -c connections to ADDR
  *
+ * With -r, each of the -c connections is opened, used and closed -r times
+ * in turn (churn); the server's -b and -d give it a small backlog it leaves
+ * unserved for a while (a full accept queue).  With -T, that many sender
+ * and as many receiver threads share each connection's one socket.
+ *
  * Every connection sends -n bytes of a known pattern, half-closes, and reads
  * and checks the peer's -n bytes up to EOF, so both directions and shutdown
  * are exercised.  -e names the family the connected socket must report
@@ -41,10 +46,11 @@ static struct {
 	bool listen, ipv6, exs, nb_connect, send_only;
 	const char *addr, *port, *expect;
 	unsigned long long bytes;
-	int conns, timeout;
+	int conns, rounds, backlog, accept_delay, threads, timeout;
 	enum io_mode mode;
 } cfg = {
-	.port = "12000", .bytes = 1 << 20, .conns = 1, .timeout = 60,
+	.port = "12000", .bytes = 1 << 20, .conns = 1, .rounds = 1,
+	.threads = 1, .timeout = 60,
 	.mode = IO_POLL,
 };
 
@@ -294,12 +300,138 @@ static void run_xfer(int fd, bool server)
 	}
 }
 
+/* -T: threads that share one socket.  Sends from several threads may
+ * interleave (on TCP too), so what is checked is what interleaving cannot
+ * change: how many bytes of each value arrived.  Sender t writes its share
+ * of -n in records of 1..16 KiB, record i all of value (t * 37 + i).
+ */
+struct shared {
+	int fd;
+	pthread_mutex_t lock;
+	unsigned long long hist[256];
+};
+
+struct shared_thread {
+	struct shared *sh;
+	int t;
+};
+
+static size_t shared_record(int t, unsigned long long i,
+			    unsigned long long left, uint8_t *val)
+{
+	size_t n = 1 + ((t + 1) * 2654435761ULL * (i + 1) >> 7) % 16384;
+
+	*val = (t * 37 + i) & 0xff;
+	return n < left ? n : left;
+}
+
+static void *shared_sender(void *arg)
+{
+	const struct shared_thread *st = arg;
+	unsigned long long left = cfg.bytes / cfg.threads, i;
+	uint8_t buf[16384], v;
+
+	for (i = 0; left; i++) {
+		size_t n = shared_record(st->t, i, left, &v), off = 0;
+
+		memset(buf, v, n);
+		while (off < n) {
+			ssize_t r = send(st->sh->fd, buf + off, n - off,
+					 MSG_NOSIGNAL);
+
+			if (r < 0 && errno != EINTR)
+				die(1, "send: %s", strerror(errno));
+			off += r > 0 ? r : 0;
+		}
+		left -= n;
+	}
+	return NULL;
+}
+
+static void *shared_receiver(void *arg)
+{
+	struct shared *sh = arg;
+	unsigned long long hist[256] = { 0 };
+	uint8_t buf[16384];
+
+	for (;;) {
+		ssize_t r = recv(sh->fd, buf, sizeof(buf), 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			die(1, "recv: %s", strerror(errno));
+		if (r == 0)
+			break;
+		for (ssize_t j = 0; j < r; j++)
+			hist[buf[j]]++;
+	}
+	pthread_mutex_lock(&sh->lock);
+	for (int v = 0; v < 256; v++)
+		sh->hist[v] += hist[v];
+	pthread_mutex_unlock(&sh->lock);
+	return NULL;
+}
+
+static void run_shared(int fd)
+{
+	struct shared sh = { .fd = fd, .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct shared_thread *st = calloc(cfg.threads, sizeof(*st));
+	pthread_t *tx = calloc(cfg.threads, sizeof(*tx));
+	pthread_t *rx = calloc(cfg.threads, sizeof(*rx));
+	unsigned long long want[256] = { 0 }, got = 0, bad = 0;
+	int t, v;
+
+	for (t = 0; t < cfg.threads; t++) {
+		st[t] = (struct shared_thread){ .sh = &sh, .t = t };
+		if (pthread_create(&tx[t], NULL, shared_sender, &st[t]) ||
+		    pthread_create(&rx[t], NULL, shared_receiver, &sh))
+			die(2, "pthread_create");
+	}
+	for (t = 0; t < cfg.threads; t++)
+		pthread_join(tx[t], NULL);
+	if (shutdown(fd, SHUT_WR))
+		die(1, "shutdown: %s", strerror(errno));
+	for (t = 0; t < cfg.threads; t++)
+		pthread_join(rx[t], NULL);
+
+	/* what the peer's senders wrote: the same records as ours */
+	for (t = 0; t < cfg.threads; t++) {
+		unsigned long long left = cfg.bytes / cfg.threads, i;
+		uint8_t val;
+
+		for (i = 0; left; i++) {
+			size_t n = shared_record(t, i, left, &val);
+
+			want[val] += n;
+			left -= n;
+		}
+	}
+	for (v = 0; v < 256; v++) {
+		got += sh.hist[v];
+		bad += sh.hist[v] > want[v] ? sh.hist[v] - want[v] :
+					      want[v] - sh.hist[v];
+	}
+	if (bad) {
+		tally("corrupt", bad);
+		die(1, "%llu bytes arrived, %llu of them not as sent", got,
+		    bad);
+	}
+	tally("checked", got);
+	free(st);
+	free(tx);
+	free(rx);
+}
+
 static void *serve_one(void *arg)
 {
 	int fd = (int)(long)arg;
 
 	check_domain(fd, "server");
-	run_xfer(fd, true);
+	if (cfg.threads > 1)
+		run_shared(fd);
+	else
+		run_xfer(fd, true);
 	close(fd);
 	return NULL;
 }
@@ -307,21 +439,23 @@ static void *serve_one(void *arg)
 static void do_server(void)
 {
 	struct addrinfo *ai = resolve(cfg.addr, true);
-	pthread_t *tids = calloc(cfg.conns, sizeof(*tids));
-	int one = 1, lfd, i;
+	int total = cfg.conns * cfg.rounds, one = 1, lfd, i;
+	pthread_t *tids = calloc(total, sizeof(*tids));
 
 	lfd = make_socket(ai->ai_family);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(lfd, ai->ai_addr, ai->ai_addrlen))
 		die(2, "bind: %s", strerror(errno));
-	if (listen(lfd, cfg.conns > 128 ? cfg.conns : 128))
+	if (listen(lfd, cfg.backlog ? cfg.backlog :
+			cfg.conns > 128 ? cfg.conns : 128))
 		die(2, "listen: %s", strerror(errno));
 	freeaddrinfo(ai);
 	/* tell the driving script we are ready */
 	printf("listening\n");
 	fflush(stdout);
+	sleep(cfg.accept_delay);	/* while the accept queue fills */
 
-	for (i = 0; i < cfg.conns; i++) {
+	for (i = 0; i < total; i++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (fd < 0)
@@ -329,7 +463,7 @@ static void do_server(void)
 		if (pthread_create(&tids[i], NULL, serve_one, (void *)(long)fd))
 			die(2, "pthread_create");
 	}
-	for (i = 0; i < cfg.conns; i++)
+	for (i = 0; i < total; i++)
 		pthread_join(tids[i], NULL);
 	close(lfd);
 	free(tids);
@@ -357,9 +491,8 @@ static int connect_nonblocking(int fd, const struct addrinfo *ai)
 	return 0;
 }
 
-static void *client_one(void *arg)
+static void client_round(const struct addrinfo *ai)
 {
-	const struct addrinfo *ai = arg;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	int fd = make_socket(ai->ai_family), tries = 0, r;
@@ -382,8 +515,17 @@ static void *client_one(void *arg)
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) ||
 	    ss.ss_family != ai->ai_family)
 		die(1, "getpeername: %s", strerror(errno));
-	run_xfer(fd, false);
+	if (cfg.threads > 1)
+		run_shared(fd);
+	else
+		run_xfer(fd, false);
 	close(fd);
+}
+
+static void *client_one(void *arg)
+{
+	for (int i = 0; i < cfg.rounds; i++)
+		client_round(arg);
 	return NULL;
 }
 
@@ -407,7 +549,9 @@ static void usage(void)
 	fprintf(stderr,
 		"%s [-l] [-a ADDR] [-p PORT] [-6] [-x] [-n BYTES]\n"
 		"\t[-c CONNS] [-m block|poll|epoll] [-N] [-e inet|inet6|exs]\n"
-		"\t[-t SECONDS] [-o (send only, block mode)]\n", "exs_connect");
+		"\t[-t SECONDS] [-o (send only, block mode)] [-r ROUNDS]\n"
+		"\t[-b BACKLOG] [-d ACCEPT-DELAY-SECONDS] [-T THREADS]\n",
+		"exs_connect");
 	exit(2);
 }
 
@@ -415,7 +559,7 @@ int main(int argc, char *argv[])
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "la:p:6xn:c:m:Ne:t:o")) != -1) {
+	while ((c = getopt(argc, argv, "la:p:6xn:c:m:Ne:t:or:b:d:T:")) != -1) {
 		switch (c) {
 		case 'l':
 			cfg.listen = true;
@@ -437,6 +581,18 @@ int main(int argc, char *argv[])
 			break;
 		case 'c':
 			cfg.conns = atoi(optarg);
+			break;
+		case 'T':
+			cfg.threads = atoi(optarg);
+			break;
+		case 'r':
+			cfg.rounds = atoi(optarg);
+			break;
+		case 'b':
+			cfg.backlog = atoi(optarg);
+			break;
+		case 'd':
+			cfg.accept_delay = atoi(optarg);
 			break;
 		case 'N':
 			cfg.nb_connect = true;
@@ -464,7 +620,8 @@ int main(int argc, char *argv[])
 			usage();
 		}
 	}
-	if ((!cfg.listen && !cfg.addr) || cfg.conns < 1)
+	if ((!cfg.listen && !cfg.addr) || cfg.conns < 1 || cfg.rounds < 1 ||
+	    cfg.threads < 1 || cfg.backlog < 0 || cfg.accept_delay < 0)
 		usage();
 
 	exs_af = exs_family();

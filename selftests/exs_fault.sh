@@ -103,6 +103,7 @@ else
 		>/dev/null 2> "$EXS_TMP/$name.err"
 	if streaming "$name"; then
 		rdma link delete rxe0
+		exs_tally faults 1
 		say "$name.cut"
 		ended_within "$name: a: the client's stream failed" 30
 		exs_check "$name: a: counted DeviceRemoved" \
@@ -201,6 +202,7 @@ exs_bg exs_connect -x -a $peer4 -p 22005 -e exs -n $big -m block -t 300 -o \
 	>/dev/null 2> "$EXS_TMP/$name.err"
 if streaming "$name"; then
 	say "$name.streaming"
+	exs_tally faults 1
 	ended_within "$name: a: the client's stream failed" 90
 	exs_check "$name: a: with ETIMEDOUT, as TCP's would" \
 		grep -q 'timed out' "$EXS_TMP/$name.err"

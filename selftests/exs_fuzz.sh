@@ -45,6 +45,7 @@ else
 	sed 's/^/#   /' "$EXS_TMP/fuzz.log"
 fi
 grep '^# syscalls=' "$EXS_TMP/fuzz.log"
+exs_tally syscalls "$(sed -n 's/^# syscalls=\([0-9]*\).*/\1/p' "$EXS_TMP/fuzz.log")"
 if [ "$addr" != 127.0.0.1 ]; then
 	exs_assert "the fuzzer's connections went RDMA too ($(($(exs_stat ConnectRdma) - rdma)))" \
 		'[ $(($(exs_stat ConnectRdma) - rdma)) -gt 0 ] &&
@@ -55,7 +56,7 @@ fi
 gone() {
 	local i
 	for ((i = 0; i < 600; i++)); do
-		[ "$(exsconfig -j sockets | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 0 ] &&
+		[ "$(exs_nsockets)" = 0 ] &&
 			[ "$(cat /sys/module/af_exs/refcnt)" = 0 ] && return 0
 		sleep 0.1
 	done
@@ -66,6 +67,7 @@ exs_check "every socket the fuzzer left is released" gone
 EXS_TEST_TIMEOUT=1800 exs_run "netlink fuzzer: $msgs messages, seed $seed" \
 	unshare -n exs_nlfuzz -s "$seed" -n "$msgs"
 sed -n 's/^# \(netlink_messages=.*\)/# \1/p' "$EXS_TMP/run.log"
+exs_tally netlink "$(sed -n 's/^# netlink_messages=\([0-9]*\).*/\1/p' "$EXS_TMP/run.log")"
 
 exs_rxe_loop_del exsfz0
 exs_check "the module unloads after the fuzzing" rmmod af_exs

@@ -89,6 +89,19 @@ exs_stat() {
 		/proc/net/exs_stat 2>/dev/null || echo 0
 }
 
+# exs_tally WHAT N: add to the run's tally (exs-vm sets EXS_TALLY), which
+# make stress sums: syscalls, netlink, faults, checked, corrupt
+exs_tally() {
+	[ -n "${EXS_TALLY:-}" ] && echo "$1 $2" >> "$EXS_TALLY"
+	return 0
+}
+
+# exs_nsockets: how many AF_EXS sockets the host has
+exs_nsockets() {
+	exsconfig -j sockets |
+		python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
+}
+
 # exs_tcp_segs: TCP segments this host sent and received so far
 exs_tcp_segs() {
 	awk '$1 == "Tcp:" && $2 ~ /^[0-9]+$/ { print $11 + $12 }' /proc/net/snmp

@@ -15,6 +15,7 @@
 
 #include "protocol.h"
 #include "conn.h"
+#include "fault.h"
 #include "mib.h"
 
 #define CREATE_TRACE_POINTS
@@ -155,6 +156,7 @@ static int __init exs_init(void)
 		       exs_family, err);
 		goto err_netlink;
 	}
+	exs_fault_init();
 	pr_info("registered address family %d\n", exs_family);
 	return 0;
 
@@ -177,6 +179,7 @@ err_netns:
  */
 static void __exit exs_exit(void)
 {
+	exs_fault_exit();
 	sock_unregister(exs_family);
 	exs_netlink_exit();
 	proto_unregister(&exs_proto);

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make stress: the long runs of the reliability suite, on the debug kernel
+# (KASAN, lockdep, kmemleak, fault injection, hung-task detector), and
+# stress-report.json with what they did and found:
+#
+#   syscalls          calls the syscall fuzzer made
+#   netlink_messages  messages the netlink fuzzer sent
+#   faults_injected   allocation failures injected, plus device removals,
+#                     link flaps and host kills
+#   bytes_checked     bytes that arrived and were checked against the sender
+#   corrupted_bytes   bytes that arrived wrong
+#   kernel_reports    KASAN, lockdep, kmemleak, hung task, WARN, BUG lines
+#   hangs             hosts that did not finish, and hung-task reports
+#   passed, failed    the TAP results of every suite
+#
+# Results: build/stress/ (override with EXS_STRESS_OUT).  The sizes can be
+# scaled down for a quick look: EXS_FUZZ_CALLS, EXS_FUZZ_MSGS,
+# EXS_NETEM_BYTES, EXS_LOAD_CONNS, EXS_UNLOAD_ROUNDS, EXS_NOMEM_ROUNDS.
+set -u
+top=$(readlink -f "$(dirname "$0")/..")
+cd "$top" || exit 2
+out=${EXS_STRESS_OUT:-$top/build/stress}
+rm -rf "$out"
+mkdir -p "$out"
+
+if [ "${EXS_NO_SETUP:-0}" != 1 ]; then
+	./scripts/setup.sh || exit 2
+fi
+dk=$(./scripts/debug-kernel.sh) || { echo "stress: no debug kernel"; exit 2; }
+ln -sfn "$dk" "$out/kernel"
+./scripts/build-modules.sh "$dk" > "$out/build.log" 2>&1 &&
+	make -s tools >> "$out/build.log" 2>&1 ||
+	{ cat "$out/build.log"; exit 2; }
+
+env="export EXS_FUZZ_CALLS=${EXS_FUZZ_CALLS:-1000000}
+	EXS_FUZZ_MSGS=${EXS_FUZZ_MSGS:-100000}
+	EXS_NETEM_BYTES=${EXS_NETEM_BYTES:-$((1 << 30))}
+	EXS_LOAD_CONNS=${EXS_LOAD_CONNS:-1000}
+	EXS_UNLOAD_ROUNDS=${EXS_UNLOAD_ROUNDS:-100}
+	EXS_NOMEM_ROUNDS=${EXS_NOMEM_ROUNDS:-40}"
+
+# run NAME HOSTS TIMEOUT CMD [CMD]: one boot of the debug kernel
+run() {
+	local name=$1 hosts=$2 t=$3
+	shift 3
+	echo "# $name"
+	./selftests/vm/exs-vm --kernel "$dk" --hosts "$hosts" --memory 2G \
+		--timeout "$t" --out "$out/$name" -- "$@" > "$out/$name.log" 2>&1
+	echo "# $name: exit $?"
+}
+
+# one host: hostile input, allocation failures, unload and load
+run local 1 10800 "$env; selftests/exs_fuzz.sh; selftests/exs_badpeer.sh;
+	selftests/exs_nomem.sh; selftests/exs_local.sh"
+# two hosts: load, a bad link, then the faults (the last kills host b)
+run pair 2 10800 "$env; selftests/exs_load.sh; selftests/exs_netem.sh;
+	selftests/exs_fault.sh" \
+	"$env; selftests/exs_load.sh; selftests/exs_netem.sh;
+	selftests/exs_fault.sh"
+
+python3 - "$out" <<'EOF'
+import glob, json, os, re, subprocess, sys
+
+out = sys.argv[1]
+r = dict(syscalls=0, netlink_messages=0, faults_injected=0,
+         bytes_checked=0, corrupted_bytes=0, kernel_reports=0, hangs=0,
+         passed=0, failed=0)
+tally = {"syscalls": "syscalls", "netlink": "netlink_messages",
+         "faults": "faults_injected", "checked": "bytes_checked",
+         "corrupt": "corrupted_bytes"}
+for f in glob.glob(f"{out}/*/*.tally"):
+    for line in open(f):
+        k, _, n = line.partition(" ")
+        if k in tally and n.strip().isdigit():
+            r[tally[k]] += int(n)
+for f in glob.glob(f"{out}/*/*.dmesg"):
+    lines = [l for l in open(f, errors="replace") if l.strip()]
+    r["kernel_reports"] += len(lines)
+    r["hangs"] += sum("blocked for more than" in l or "hung_task" in l
+                      for l in lines)
+for d in glob.glob(f"{out}/*/"):
+    hosts = [h for h in ("a", "b") if os.path.exists(f"{d}{h}.log")]
+    for h in hosts:
+        if not os.path.exists(f"{d}{h}.rc"):
+            r["hangs"] += 1
+        log = open(f"{d}{h}.log", errors="replace").read().replace("\r", "\n")
+        r["passed"] += len(re.findall(r"^ok \d+ (?!.*# SKIP)", log, re.M))
+        r["failed"] += len(re.findall(r"^not ok \d+ ", log, re.M))
+r["kernel"] = os.path.basename(os.readlink(f"{out}/kernel")) \
+    if os.path.islink(f"{out}/kernel") else None
+r["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip()
+json.dump(r, open(f"{out}/stress-report.json", "w"), indent=2)
+print(json.dumps(r, indent=2))
+EOF
+ok=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]));
+print(int(not (r["failed"] or r["kernel_reports"] or r["hangs"] or
+	       r["corrupted_bytes"])))' "$out/stress-report.json")
+echo "# report: $out/stress-report.json"
+[ "$ok" = 1 ]
