@@ -34,6 +34,7 @@ MODULE_PARM_DESC(imm_data,
 struct workqueue_struct *exs_wq;
 
 static void exs_qp_event(struct ib_event *ev, void *context);
+static void exs_qp_event_work(struct work_struct *work);
 static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 static void exs_conn_hw_work(struct work_struct *work);
@@ -106,6 +107,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	INIT_LIST_HEAD(&conn->dev_node);
 	INIT_LIST_HEAD(&conn->accept_node);
 	INIT_WORK(&conn->hw_work, exs_conn_hw_work);
+	INIT_WORK(&conn->qp_event_work, exs_qp_event_work);
 	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
 	for (i = 0; i < EXS_SQ_DEPTH; i++) {
 		conn->tx[i].conn = conn;
@@ -819,14 +821,13 @@ static bool exs_wc_peer_fault(enum ib_wc_status status)
  * began one on a connection that stands: then the queue pair died under
  * it, and on a device that reports its own faults as QP events, that is
  * the device refusing a peer's plain write (outside the ring, a key not
- * ours) with no receive to report it on.
+ * ours) with no receive to report it on.  Called under conn->lock.
  */
 static void exs_wc_failed(struct exs_conn *conn, const struct ib_wc *wc)
 {
 	bool peer = exs_wc_peer_fault(wc->status);
-	unsigned long flags;
 
-	spin_lock_irqsave(&conn->lock, flags);
+	lockdep_assert_held(&conn->lock);
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
 		peer = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
 		       !conn->qp_closing;
@@ -836,11 +837,12 @@ static void exs_wc_failed(struct exs_conn *conn, const struct ib_wc *wc)
 	if (wc->status != IB_WC_WR_FLUSH_ERR || peer)
 		__exs_conn_abort(conn, peer ? -ECONNRESET : exs_wc_errno(wc),
 				 peer);
-	spin_unlock_irqrestore(&conn->lock, flags);
 }
 
-/* The queue pair's own events: only its failures matter here, and a
- * request or access error is the peer's doing.  Any context.
+/* The queue pair's own events, in whatever context the driver raises
+ * them: only its failures matter, and they are acted on in process
+ * context (conn->lock is a BH lock).  The QP is destroyed before the
+ * connection is freed, so the connection is alive here.
  */
 static void exs_qp_event(struct ib_event *ev, void *context)
 {
@@ -850,14 +852,27 @@ static void exs_qp_event(struct ib_event *ev, void *context)
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
-		pr_warn_ratelimited("queue pair failed (%s), connection reset\n",
-				    ib_event_msg(ev->event));
-		exs_conn_abort(conn, -ECONNRESET,
-			       ev->event != IB_EVENT_QP_FATAL);
+		WRITE_ONCE(conn->qp_event, ev->event);
+		refcount_inc(&conn->ref);
+		if (!queue_work(exs_wq, &conn->qp_event_work))
+			refcount_dec(&conn->ref);	/* queued: never the last */
 		break;
 	default:
 		break;
 	}
+}
+
+/* A request or access error is the peer's doing. */
+static void exs_qp_event_work(struct work_struct *work)
+{
+	struct exs_conn *conn = container_of(work, struct exs_conn,
+					     qp_event_work);
+	enum ib_event_type event = READ_ONCE(conn->qp_event);
+
+	pr_warn_ratelimited("queue pair failed (%s), connection reset\n",
+			    ib_event_msg(event));
+	exs_conn_abort(conn, -ECONNRESET, event != IB_EVENT_QP_FATAL);
+	exs_conn_put(conn);
 }
 
 static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -869,8 +884,8 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&conn->lock);
 	conn->sq_tail++;
 	if (wc->status != IB_WC_SUCCESS) {
-		spin_unlock(&conn->lock);
 		exs_wc_failed(conn, wc);
+		spin_unlock(&conn->lock);
 		return;
 	}
 	if (slot->kind == EXS_TX_DATA) {
@@ -967,12 +982,12 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct exs_conn *conn = slot->conn;
 	int err = 0;
 
+	spin_lock(&conn->lock);
 	if (wc->status != IB_WC_SUCCESS) {
 		exs_wc_failed(conn, wc);
+		spin_unlock(&conn->lock);
 		return;
 	}
-
-	spin_lock(&conn->lock);
 	/* The peer's READY may beat our own ESTABLISHED event (its RTU is
 	 * still on the way): receives are live from the REP on.
 	 */

@@ -10,6 +10,8 @@
  * Locking: conn->lock (a BH spinlock) guards the cursors and flags that
  * completion handlers (softirq) and system calls share.  The socket lock
  * serialises system calls; it is never taken in a completion handler.
+ * Queue-pair events may come in hard interrupt context (the driver's), so
+ * their handler takes no lock: it hands the event to a work item.
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H
@@ -132,6 +134,8 @@ struct exs_conn {
 	struct exs_sock		*owner;
 	struct exs_listener	*lsn;		/* accepted: until accept() */
 	struct work_struct	hw_work;	/* release the RDMA resources */
+	struct work_struct	qp_event_work;	/* the queue pair failed */
+	enum ib_event_type	qp_event;	/* ...with this event */
 	struct delayed_work	timeout_work;	/* connect or close took too long */
 	void			(*on_connect)(struct exs_conn *conn);
 
