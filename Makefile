@@ -25,7 +25,7 @@ PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
 	   $(BIN)/exs_badpeer
 TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
-	   selftests/exs_tap.h selftests/exs_cmp.h
+	   selftests/exs_tap.h selftests/exs_cmp.h selftests/exs_rng.h
 
 .PHONY: all module tools modules-all clean demo check stress style sparse install \
 	dkms-install

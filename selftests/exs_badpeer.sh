@@ -16,16 +16,8 @@ addr=10.0.8.1
 port=23100
 
 exs_tap_begin "AF_EXS against a peer that breaks the protocol"
-if ! exs_loaded; then
-	exs_skip "af_exs" "module not loaded"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
-if ! exs_rxe_loop exsbp0 $addr; then
-	exs_skip "malicious peer" "no Soft-RoCE device"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
+exs_loaded || exs_skip_all af_exs "module not loaded"
+exs_rxe_loop exsbp0 $addr || exs_skip_all "malicious peer" "no Soft-RoCE device"
 trap 'exs_rxe_loop_del exsbp0; exs_cleanup' EXIT
 sysctl -qw net.exs.connect_timeout_ms=30000
 

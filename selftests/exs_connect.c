@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
@@ -382,6 +383,8 @@ static void run_shared(int fd)
 	unsigned long long want[256] = { 0 }, got = 0, bad = 0;
 	int t, v;
 
+	if (!st || !tx || !rx)
+		die(2, "calloc");
 	for (t = 0; t < cfg.threads; t++) {
 		st[t] = (struct shared_thread){ .sh = &sh, .t = t };
 		if (pthread_create(&tx[t], NULL, shared_sender, &st[t]) ||
@@ -442,6 +445,8 @@ static void do_server(void)
 	int total = cfg.conns * cfg.rounds, one = 1, lfd, i;
 	pthread_t *tids = calloc(total, sizeof(*tids));
 
+	if (!tids)
+		die(2, "calloc");
 	lfd = make_socket(ai->ai_family);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(lfd, ai->ai_addr, ai->ai_addrlen))
@@ -535,6 +540,8 @@ static void do_client(void)
 	pthread_t *tids = calloc(cfg.conns, sizeof(*tids));
 	int i;
 
+	if (!tids)
+		die(2, "calloc");
 	for (i = 0; i < cfg.conns; i++)
 		if (pthread_create(&tids[i], NULL, client_one, ai))
 			die(2, "pthread_create");
@@ -621,7 +628,8 @@ int main(int argc, char *argv[])
 		}
 	}
 	if ((!cfg.listen && !cfg.addr) || cfg.conns < 1 || cfg.rounds < 1 ||
-	    cfg.threads < 1 || cfg.backlog < 0 || cfg.accept_delay < 0)
+	    cfg.rounds > INT_MAX / cfg.conns || cfg.threads < 1 ||
+	    cfg.backlog < 0 || cfg.accept_delay < 0)
 		usage();
 
 	exs_af = exs_family();

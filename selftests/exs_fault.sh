@@ -24,11 +24,7 @@ big=$((4 << 30))	# more than any run moves: the stream is cut first
 mkdir -p "$share"
 
 exs_tap_begin "AF_EXS connections under faults, host $host"
-if ! exs_loaded; then
-	exs_skip "af_exs" "module not loaded"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
+exs_loaded || exs_skip_all af_exs "module not loaded"
 
 say() { touch "$share/$1"; }
 await() { exs_wait_file "$share/$1" "${2:-120}"; }

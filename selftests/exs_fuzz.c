@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "exs_rng.h"
 #include "exs_tap.h"
 
 #define SLOTS		64
@@ -53,25 +54,6 @@ static unsigned long seed = 1;
 static struct in_addr rdma_addr;
 static unsigned short port_base = 24000;
 static int filefd = -1;			/* sendfile's source */
-
-struct rng {
-	unsigned long long s;
-};
-
-/* splitmix64: small, good enough, and the same everywhere */
-static unsigned long long rnd(struct rng *r)
-{
-	unsigned long long z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static unsigned int below(struct rng *r, unsigned int n)
-{
-	return n ? rnd(r) % n : 0;
-}
 
 /* sizes spread over every power of two up to MAXBUF, 0 included */
 static size_t rnd_size(struct rng *r)

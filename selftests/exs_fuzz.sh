@@ -19,11 +19,7 @@ msgs=${EXS_FUZZ_MSGS:-20000}
 addr=10.0.7.1
 
 exs_tap_begin "AF_EXS under random system calls and netlink messages, seed $seed"
-if ! exs_loaded; then
-	exs_skip "af_exs" "module not loaded"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
+exs_loaded || exs_skip_all af_exs "module not loaded"
 
 if ! exs_rxe_loop exsfz0 $addr; then
 	exs_skip "syscall fuzzer over RDMA" "no Soft-RoCE device"
@@ -53,16 +49,10 @@ if [ "$addr" != 127.0.0.1 ]; then
 fi
 
 # every socket closes on its own once its owner is gone
-gone() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		[ "$(exs_nsockets)" = 0 ] &&
-			[ "$(cat /sys/module/af_exs/refcnt)" = 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
+released() {
+	exs_no_sockets && [ "$(cat /sys/module/af_exs/refcnt)" = 0 ]
 }
-exs_check "every socket the fuzzer left is released" gone
+exs_check "every socket the fuzzer left is released" exs_wait_until 60 released
 
 EXS_TEST_TIMEOUT=1800 exs_run "netlink fuzzer: $msgs messages, seed $seed" \
 	unshare -n exs_nlfuzz -s "$seed" -n "$msgs"

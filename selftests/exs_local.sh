@@ -7,11 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 exs_tap_begin "AF_EXS on one host"
-if ! exs_loaded; then
-	exs_skip "af_exs" "module not loaded"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
+exs_loaded || exs_skip_all af_exs "module not loaded"
 
 # TEST-NET-1 behind a dummy device: SYNs there vanish, so connect blocks
 ip link add exs-blackhole type dummy 2>/dev/null

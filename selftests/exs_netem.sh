@@ -19,17 +19,10 @@ bytes=${EXS_NETEM_BYTES:-$((16 << 20))}
 mkdir -p "$share"
 
 exs_tap_begin "AF_EXS over a lossy link, host $host"
-if ! exs_loaded; then
-	exs_skip "af_exs" "module not loaded"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
+exs_loaded || exs_skip_all af_exs "module not loaded"
 modprobe -q sch_netem 2>/dev/null
-if ! tc qdisc replace dev exs0 root netem loss 0% 2>/dev/null; then
-	exs_skip "netem" "no netem qdisc"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
+tc qdisc replace dev exs0 root netem loss 0% 2>/dev/null ||
+	exs_skip_all netem "no netem qdisc"
 tc qdisc del dev exs0 root
 trap 'tc qdisc del dev exs0 root 2>/dev/null; exs_cleanup' EXIT
 # a failed attempt must not send the next case to TCP

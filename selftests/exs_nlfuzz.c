@@ -19,32 +19,19 @@
 #include <linux/genetlink.h>
 
 #include "exs_family.h"
+#include "exs_rng.h"
 #include "exs_tap.h"
 #include "../tools/exsconfig/nl.h"
 
 static struct exs_nl nl;
-static unsigned long long state;
-
-static unsigned long long rnd(void)
-{
-	unsigned long long z = (state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static unsigned int below(unsigned int n)
-{
-	return n ? rnd() % n : 0;
-}
+static struct rng rng;
 
 static void rnd_bytes(void *p, size_t n)
 {
 	unsigned char *b = p;
 
 	while (n--)
-		*b++ = rnd();
+		*b++ = rnd(&rng);
 }
 
 /* room left for attributes, keeping a margin for the nests' ends */
@@ -59,34 +46,36 @@ static void put_random(struct nlmsghdr *nlh, int depth);
 static void put_entry(struct nlmsghdr *nlh)
 {
 	struct nlattr *e = mnl_attr_nest_start(nlh, EXS_A_MAP_ENTRY);
-	bool v6 = below(2);
+	bool v6 = below(&rng, 2);
 	unsigned char addr[16];
 	int i, n;
 
 	rnd_bytes(addr, sizeof(addr));
 	if (!v6)
 		addr[0] = 10;
-	mnl_attr_put(nlh, EXS_ENTRY_PREFIX, v6 ? 16 : (below(8) ? 4 : below(17)),
+	mnl_attr_put(nlh, EXS_ENTRY_PREFIX, v6 ? 16 : (below(&rng, 8) ? 4 : below(&rng, 17)),
 		     addr);
 	mnl_attr_put_u8(nlh, EXS_ENTRY_PREFIX_LEN,
-			below(8) ? below(v6 ? 129 : 33) : rnd());
-	if (below(2)) {
+			below(&rng, 8) ? below(&rng, v6 ? 129 : 33) : rnd(&rng));
+	if (below(&rng, 2)) {
 		rnd_bytes(addr, sizeof(addr));
-		mnl_attr_put(nlh, EXS_ENTRY_NODE, below(8) ? (v6 ? 16 : 4) : below(17),
+		mnl_attr_put(nlh, EXS_ENTRY_NODE, below(&rng, 8) ? (v6 ? 16 : 4) : below(&rng, 17),
 			     addr);
 	}
-	n = below(4) ? below(4) : below(20);
+	n = below(&rng, 4) ? below(&rng, 4) : below(&rng, 20);
 	for (i = 0; i < n && room(nlh, 32); i++) {
-		struct nlattr *r = mnl_attr_nest_start(nlh, below(2) ?
+		struct nlattr *r = mnl_attr_nest_start(nlh, below(&rng, 2) ?
 						       EXS_ENTRY_ALLOW : EXS_ENTRY_DENY);
-		unsigned short lo = rnd(), hi = below(4) ? lo + below(100) : rnd();
+		unsigned short lo = rnd(&rng);
+		unsigned short hi = below(&rng, 4) ? lo + below(&rng, 100) :
+						     rnd(&rng);
 
 		mnl_attr_put_u16(nlh, EXS_RANGE_MIN, lo);
-		if (below(8))
+		if (below(&rng, 8))
 			mnl_attr_put_u16(nlh, EXS_RANGE_MAX, hi);
 		mnl_attr_nest_end(nlh, r);
 	}
-	if (!below(8))
+	if (!below(&rng, 8))
 		put_random(nlh, 1);
 	mnl_attr_nest_end(nlh, e);
 }
@@ -94,16 +83,16 @@ static void put_entry(struct nlmsghdr *nlh)
 /* attributes of any type and length, nested up to three deep */
 static void put_random(struct nlmsghdr *nlh, int depth)
 {
-	int i, n = below(5);
+	int i, n = below(&rng, 5);
 	unsigned char val[64];
 
 	for (i = 0; i < n; i++) {
-		unsigned short type = below(4) ? below(EXS_A_MAX + 3) : rnd();
-		size_t len = below(4) ? below(9) : below(sizeof(val) + 1);
+		unsigned short type = below(&rng, 4) ? below(&rng, EXS_A_MAX + 3) : rnd(&rng);
+		size_t len = below(&rng, 4) ? below(&rng, 9) : below(&rng, sizeof(val) + 1);
 
 		if (!room(nlh, sizeof(val)))
 			return;
-		if (depth < 3 && !below(3)) {
+		if (depth < 3 && !below(&rng, 3)) {
 			struct nlattr *nest = mnl_attr_nest_start(nlh, type);
 
 			put_random(nlh, depth + 1);
@@ -165,7 +154,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	state = seed;
+	rng.s = seed;
 	tap_begin(0);
 	err = exs_nl_open(&nl);
 	if (err) {
@@ -178,27 +167,29 @@ int main(int argc, char **argv)
 		   sizeof(tmo));
 
 	for (i = 0; i < n; i++) {
-		unsigned char cmd = below(8) ? 1 + below(EXS_CMD_MAX) : rnd();
+		unsigned char cmd = below(&rng, 8) ? 1 + below(&rng, EXS_CMD_MAX) : rnd(&rng);
 
-		nlh = exs_nl_request(&nl, cmd, !below(4));
-		if (!below(16))
-			nlh->nlmsg_flags ^= 1 << below(12);
-		if (!below(32))
-			((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->version = rnd();
-		if (below(3))
+		nlh = exs_nl_request(&nl, cmd, !below(&rng, 4));
+		if (!below(&rng, 16))
+			nlh->nlmsg_flags ^= 1 << below(&rng, 12);
+		if (!below(&rng, 32))
+			((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->version = rnd(&rng);
+		if (below(&rng, 3))
 			put_entry(nlh);
-		if (!below(4) && room(nlh, 8))
-			mnl_attr_put_u8(nlh, EXS_A_POLICY, below(4) ? below(4) : rnd());
+		if (!below(&rng, 4) && room(nlh, 8))
+			mnl_attr_put_u8(nlh, EXS_A_POLICY, below(&rng, 4) ?
+					below(&rng, 4) : rnd(&rng));
 		put_random(nlh, 0);
 		/* an attribute header that claims more than is there */
-		if (!below(32) && nlh->nlmsg_len > NLMSG_HDRLEN + GENL_HDRLEN + 4) {
+		if (!below(&rng, 32) && nlh->nlmsg_len > NLMSG_HDRLEN + GENL_HDRLEN + 4) {
 			struct nlattr *a = (void *)((char *)nlh + NLMSG_HDRLEN + GENL_HDRLEN);
 
-			a->nla_len = rnd();
+			a->nla_len = rnd(&rng);
 		}
 		/* a message whose own length is short */
-		if (!below(64))
-			nlh->nlmsg_len = NLMSG_HDRLEN + below(nlh->nlmsg_len - NLMSG_HDRLEN + 1);
+		if (!below(&rng, 64))
+			nlh->nlmsg_len = NLMSG_HDRLEN +
+				below(&rng, nlh->nlmsg_len - NLMSG_HDRLEN + 1);
 		if (!(nlh->nlmsg_flags & NLM_F_ACK) &&
 		    (!(nlh->nlmsg_flags & NLM_F_REQUEST) ||
 		     (nlh->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP)) {

@@ -25,21 +25,11 @@ dbg=/sys/kernel/debug
 rounds=${EXS_NOMEM_ROUNDS:-20}
 
 exs_tap_begin "AF_EXS when allocations fail"
-if ! exs_loaded; then
-	exs_skip "af_exs" "module not loaded"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
-if [ ! -d $dbg/fail_exs_alloc ] || [ ! -d $dbg/failslab ]; then
-	exs_skip "allocation failures" "no fault injection in this kernel"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
-if ! exs_rxe_loop exsnm0 $addr; then
-	exs_skip "allocation failures" "no Soft-RoCE device"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
+exs_loaded || exs_skip_all af_exs "module not loaded"
+[ -d $dbg/fail_exs_alloc ] && [ -d $dbg/failslab ] ||
+	exs_skip_all "allocation failures" "no fault injection in this kernel"
+exs_rxe_loop exsnm0 $addr ||
+	exs_skip_all "allocation failures" "no Soft-RoCE device"
 
 # inject DIR PROBABILITY [TASKS]: fail that share of DIR's calls, quietly,
 # counting down from a known number so what was injected can be read back;
@@ -137,15 +127,7 @@ exs_run "$name: a connection uses RDMA again" \
 	exs_connect -x -a $addr -p $((port + 100)) -e exs -n 1048576
 wait "${EXS_PIDS[-1]}"
 exs_check "$name: counted as RDMA" [ $(($(exs_stat ConnectRdma) - rdma)) = 1 ]
-gone() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		[ "$(exs_nsockets)" = 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-exs_check "$name: every socket is released" gone
+exs_check "$name: every socket is released" exs_wait_until 60 exs_no_sockets
 exs_rxe_loop_del exsnm0
 exs_check "$name: the module unloads" rmmod af_exs
 exs_check "$name: and loads again" insmod "$EXS_MODULE"

@@ -16,11 +16,7 @@ peer6=fd00::2
 mkdir -p "$share"
 
 exs_tap_begin "AF_EXS between two hosts, host $host"
-if ! exs_loaded; then
-	exs_skip "af_exs" "module not loaded"
-	exs_tap_end
-	exit $KSFT_SKIP
-fi
+exs_loaded || exs_skip_all af_exs "module not loaded"
 
 # Emulated hosts (and the debug kernel above all) set up an RDMA connection
 # in seconds, not microseconds: give attempts time before they fall back.

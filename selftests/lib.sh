@@ -44,6 +44,13 @@ exs_skip() {
 	echo "ok $EXS_NTEST - $1 # SKIP ${2:-}"
 }
 
+# exs_skip_all NAME WHY: the whole suite cannot run here: skip and exit
+exs_skip_all() {
+	exs_skip "$1" "$2"
+	exs_tap_end
+	exit $KSFT_SKIP
+}
+
 # exs_run NAME CMD...: one test from a command's exit status (4 is skip);
 # its output is shown, indented, only when it fails.  A command that hangs
 # fails after EXS_TEST_TIMEOUT seconds instead of stalling the run.
@@ -100,6 +107,23 @@ exs_tally() {
 exs_nsockets() {
 	exsconfig -j sockets |
 		python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
+}
+
+# exs_no_sockets: the host has no AF_EXS socket left
+exs_no_sockets() {
+	[ "$(exs_nsockets)" = 0 ]
+}
+
+# exs_wait_until SECONDS CMD...: until CMD succeeds (teardown, for one,
+# is asynchronous)
+exs_wait_until() {
+	local i n=$(($1 * 10))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # exs_tcp_segs: TCP segments this host sent and received so far
