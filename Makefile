@@ -22,7 +22,7 @@ BIN	:= $(BUILD)/bin
 
 PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
 	   $(BIN)/exs_race $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz $(BIN)/exs_fuzz \
-	   $(BIN)/exs_badpeer
+	   $(BIN)/exs_badpeer $(BIN)/exs_deadpeer
 TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
 	   selftests/exs_tap.h selftests/exs_cmp.h selftests/exs_rng.h

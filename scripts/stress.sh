@@ -33,12 +33,16 @@ ln -sfn "$dk" "$out/kernel"
 	make -s tools >> "$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; exit 2; }
 
-env="export EXS_FUZZ_CALLS=${EXS_FUZZ_CALLS:-1000000}
-	EXS_FUZZ_MSGS=${EXS_FUZZ_MSGS:-100000}
-	EXS_NETEM_BYTES=${EXS_NETEM_BYTES:-$((1 << 30))}
-	EXS_LOAD_CONNS=${EXS_LOAD_CONNS:-1000}
-	EXS_UNLOAD_ROUNDS=${EXS_UNLOAD_ROUNDS:-100}
-	EXS_NOMEM_ROUNDS=${EXS_NOMEM_ROUNDS:-40}"
+export EXS_FUZZ_CALLS=${EXS_FUZZ_CALLS:-1000000} \
+	EXS_FUZZ_MSGS=${EXS_FUZZ_MSGS:-100000} \
+	EXS_NETEM_BYTES=${EXS_NETEM_BYTES:-$((1 << 30))} \
+	EXS_LOAD_CONNS=${EXS_LOAD_CONNS:-1000} \
+	EXS_UNLOAD_ROUNDS=${EXS_UNLOAD_ROUNDS:-100} \
+	EXS_NOMEM_ROUNDS=${EXS_NOMEM_ROUNDS:-40}
+# the guests get the same sizes
+env="export $(for v in EXS_FUZZ_CALLS EXS_FUZZ_MSGS EXS_NETEM_BYTES \
+	EXS_LOAD_CONNS EXS_UNLOAD_ROUNDS EXS_NOMEM_ROUNDS; do
+	printf '%s=%s ' $v "${!v}"; done)"
 
 # run NAME HOSTS TIMEOUT CMD [CMD]: one boot of the debug kernel
 run() {
@@ -50,14 +54,16 @@ run() {
 	echo "# $name: exit $?"
 }
 
-# one host: hostile input, allocation failures, unload and load
+# The two boots run side by side (they share nothing).  One host: hostile
+# input, allocation failures, unload and load...
 run local 1 10800 "$env; selftests/exs_fuzz.sh; selftests/exs_badpeer.sh;
-	selftests/exs_nomem.sh; selftests/exs_local.sh"
-# two hosts: load, a bad link, then the faults (the last kills host b)
+	selftests/exs_nomem.sh; selftests/exs_local.sh" &
+# ...two hosts: load, a bad link, then the faults (the last kills host b)
 run pair 2 10800 "$env; selftests/exs_load.sh; selftests/exs_netem.sh;
 	selftests/exs_fault.sh" \
 	"$env; selftests/exs_load.sh; selftests/exs_netem.sh;
-	selftests/exs_fault.sh"
+	selftests/exs_fault.sh" &
+wait
 
 python3 - "$out" <<'EOF'
 import glob, json, os, re, subprocess, sys
@@ -87,6 +93,8 @@ for d in glob.glob(f"{out}/*/"):
         log = open(f"{d}{h}.log", errors="replace").read().replace("\r", "\n")
         r["passed"] += len(re.findall(r"^ok \d+ (?!.*# SKIP)", log, re.M))
         r["failed"] += len(re.findall(r"^not ok \d+ ", log, re.M))
+r["settings"] = {k: os.environ[k] for k in sorted(os.environ)
+                 if k.startswith("EXS_") and k != "EXS_NO_SETUP"}
 r["kernel"] = os.path.basename(os.readlink(f"{out}/kernel")) \
     if os.path.islink(f"{out}/kernel") else None
 r["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/af_exs.h>
@@ -44,7 +45,7 @@
 enum io_mode { IO_BLOCK, IO_POLL, IO_EPOLL };
 
 static struct {
-	bool listen, ipv6, exs, nb_connect, send_only;
+	bool listen, ipv6, exs, nb_connect, send_only, fail;
 	const char *addr, *port, *expect;
 	unsigned long long bytes;
 	int conns, rounds, backlog, accept_delay, threads, timeout;
@@ -119,6 +120,27 @@ static void check_domain(int fd, const char *who)
 	if (strcmp(family_name(dom), cfg.expect))
 		die(1, "%s: SO_DOMAIN is %s (%d), expected %s", who,
 		    family_name(dom), dom, cfg.expect);
+}
+
+/* -F: from here on the kernel may fail this process's allocations
+ * (failslab and fail_page_alloc with task-filter).  Only its socket calls
+ * may meet them: its code is faulted in first and it has read every file
+ * it needs (getaddrinfo's), for the root file system is 9p under exs-vm,
+ * whose client stops working for every process once a failure hit it.
+ */
+static void make_it_fail(void)
+{
+	FILE *f;
+
+	if (!cfg.fail)
+		return;
+	f = fopen("/proc/self/make-it-fail", "we");
+	if (!f)
+		die(2, "make-it-fail: %s", strerror(errno));
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		die(2, "mlockall: %s", strerror(errno));
+	if (fprintf(f, "1\n") < 0 || fclose(f))
+		die(2, "make-it-fail: %s", strerror(errno));
 }
 
 static int make_socket(int af)
@@ -445,6 +467,8 @@ static void do_server(void)
 	int total = cfg.conns * cfg.rounds, one = 1, lfd, i;
 	pthread_t *tids = calloc(total, sizeof(*tids));
 
+	make_it_fail();
+
 	if (!tids)
 		die(2, "calloc");
 	lfd = make_socket(ai->ai_family);
@@ -540,6 +564,8 @@ static void do_client(void)
 	pthread_t *tids = calloc(cfg.conns, sizeof(*tids));
 	int i;
 
+	make_it_fail();
+
 	if (!tids)
 		die(2, "calloc");
 	for (i = 0; i < cfg.conns; i++)
@@ -557,7 +583,8 @@ static void usage(void)
 		"%s [-l] [-a ADDR] [-p PORT] [-6] [-x] [-n BYTES]\n"
 		"\t[-c CONNS] [-m block|poll|epoll] [-N] [-e inet|inet6|exs]\n"
 		"\t[-t SECONDS] [-o (send only, block mode)] [-r ROUNDS]\n"
-		"\t[-b BACKLOG] [-d ACCEPT-DELAY-SECONDS] [-T THREADS]\n",
+		"\t[-b BACKLOG] [-d ACCEPT-DELAY-SECONDS] [-T THREADS]\n"
+		"\t[-F (let failslab/fail_page_alloc fail this process)]\n",
 		"exs_connect");
 	exit(2);
 }
@@ -566,7 +593,7 @@ int main(int argc, char *argv[])
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "la:p:6xn:c:m:Ne:t:or:b:d:T:")) != -1) {
+	while ((c = getopt(argc, argv, "la:p:6xn:c:m:Ne:t:or:b:d:T:F")) != -1) {
 		switch (c) {
 		case 'l':
 			cfg.listen = true;
@@ -606,6 +633,9 @@ int main(int argc, char *argv[])
 			break;
 		case 'o':
 			cfg.send_only = true;
+			break;
+		case 'F':
+			cfg.fail = true;
 			break;
 		case 'e':
 			cfg.expect = optarg;

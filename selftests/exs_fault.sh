@@ -9,9 +9,15 @@
 #   2. The module cannot be unloaded while a socket exists; once the last
 #      one closed it unloads (nothing leaked a reference), and loads again.
 #   3. With only an iWARP device (siw), connects fall back to TCP cleanly.
-#   4. Host b dies mid-stream (no FIN, no DREQ: the kernel stops dead):
+#   4. a's link goes down for 20 s mid-stream and comes back: the busy
+#      connection ends cleanly on both hosts (intact, or ETIMEDOUT/reset
+#      as TCP's would), a connect meanwhile fails as TCP's, and once the
+#      link is up connects use RDMA again.
+#   5. Host b dies mid-stream (no FIN, no DREQ: the kernel stops dead):
 #      a's busy connection fails with ETIMEDOUT, as TCP's would, within a
-#      bound, and a's module unloads afterwards.
+#      bound; so do a blocked send, a POLLOUT poller and a keepalive recv
+#      on connections of their own, and a lingering close returns
+#      (exs_deadpeer); a's module unloads afterwards.
 #
 #   exs-vm --hosts 2 -- selftests/exs_fault.sh selftests/exs_fault.sh
 
@@ -170,11 +176,66 @@ rdma link add rxe0 type rxe netdev exs0
 say "$host.rxe"
 await a.rxe && await b.rxe
 
-# --- 4. host b dies mid-stream -----------------------------------------------
+# --- 4. the link goes down and up again ---------------------------------------
+# clean_end NAME SECONDS: the last background job ends within SECONDS,
+# having moved every byte intact or failed the way TCP's would (the QP's
+# retries may or may not outlast the outage); its stderr is in
+# $EXS_TMP/NAME.err, NAME up to the first colon
+clean_end() {
+	local pid=${EXS_PIDS[-1]} err="$EXS_TMP/${1%%:*}.err" i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		exs_fail "$1" "still running after $2 s"
+		kill "$pid"
+	elif wait "$pid"; then
+		exs_ok "$1 (completed, every byte intact)"
+	elif grep -qE 'timed out|reset by peer' "$err"; then
+		exs_ok "$1 ($(tail -n 1 "$err"))"
+	else
+		exs_fail "$1" "$(tail -n 1 "$err")"
+	fi
+}
+
+name="link down and up mid-stream"
+flap=$((256 << 20))
+if [ "$host" = b ]; then
+	exs_bg exs_connect -l -x -p 22007 -e exs -n $flap -m block -t 300 \
+		>/dev/null 2> "$EXS_TMP/$name.err"
+	exs_wait_listen 22007 10
+	say "$name.ready"
+	await "$name.up" 300
+	clean_end "$name: b: the server's stream ended cleanly" 150
+else
+	await "$name.ready"
+	exs_bg exs_connect -x -a $peer4 -p 22007 -e exs -n $flap -m block \
+		-t 300 >/dev/null 2> "$EXS_TMP/$name.err"
+	if streaming "$name"; then
+		ip link set exs0 down
+		exs_tally faults 1
+		exs_check "$name: a: a connect while it is down fails as TCP's (ENETUNREACH)" \
+			bash -c "exs_connect -x -a $peer4 -p 22009 -n 1 -t 20 2>&1 |
+				 grep -q 'connect: Network is unreachable'"
+		sleep 20
+		ip link set exs0 up
+		say "$name.up"
+		clean_end "$name: a: the client's stream ended cleanly" 150
+	else
+		say "$name.up"
+		exs_fail "$name" "the stream never ran over RDMA"
+	fi
+fi
+counted_xfer "link up again: connect uses RDMA" 22010 exs ConnectRdma
+
+# --- 5. host b dies mid-stream -----------------------------------------------
 name="peer host killed mid-stream"
 if [ "$host" = b ]; then
 	exs_bg exs_connect -l -x -p 22005 -e exs -n $big -m block >/dev/null 2>&1
 	exs_wait_listen 22005 10
+	exs_bg exs_deadpeer -l -p 22008 >/dev/null
+	exs_wait_listen 22008 10
 	say "$name.ready"
 	if await "$name.streaming" 300; then
 		exs_ok "$name: b: going down now"
@@ -186,11 +247,16 @@ if [ "$host" = b ]; then
 	# record the outcome first: after this the kernel stops dead (QEMU
 	# runs with -no-reboot), sending nothing to a
 	exs-vm-finish "$rc" >/dev/null
+	say "$name.down"
 	echo b > /proc/sysrq-trigger
 	sleep 60	# not reached
 fi
 
 await "$name.ready"
+# every other kind of blocked call, on connections of its own (exs_deadpeer.c)
+exs_bg exs_deadpeer -a $peer4 -p 22008 -w "$share/$name.down" -t 200 \
+	> "$EXS_TMP/deadpeer.out" 2>&1
+exs_wait_until 120 grep -q ready "$EXS_TMP/deadpeer.out"
 # send only: one thread, so the error it reports is the connection's own
 # (in a both-ways stream the reader may take EOF once the writer took the
 # error, as on TCP)
@@ -202,6 +268,9 @@ if streaming "$name"; then
 	ended_within "$name: a: the client's stream failed" 90
 	exs_check "$name: a: with ETIMEDOUT, as TCP's would" \
 		grep -q 'timed out' "$EXS_TMP/$name.err"
+	exs_check "$name: a: blocked send, poll, recv and close returned as TCP's would" \
+		wait "${EXS_PIDS[-2]}"
+	sed 's/^/# /' "$EXS_TMP/deadpeer.out"
 else
 	say "$name.streaming"
 	exs_fail "$name" "the stream never ran over RDMA"

@@ -99,6 +99,7 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	struct exs_conn *conn;
 	struct exs_sock *exs;
 	u32 rsize = 0, inline_max = 0;
+	int timeout_ms = exs_connect_timeout_ms(net);
 	int err;
 
 	err = exs_wire_parse_req(ev->param.conn.private_data,
@@ -145,8 +146,12 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 		id->context = conn;
 		conn->on_connect = exs_child_event;
 		err = rdma_accept(id, &param);
-		if (!err)
+		if (!err) {
+			/* the connector has this long to say READY */
+			mod_delayed_work(exs_wq, &conn->timeout_work,
+					 msecs_to_jiffies(timeout_ms));
 			return 0;
+		}
 		id->context = lsn;
 	}
 	conn->torn_down = true;
@@ -367,5 +372,6 @@ int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
 	spin_unlock_bh(&conn->lock);
 	EXS_INC_STATS(net, EXS_MIB_ACCEPTRDMA);
 	trace_exs_accept(&conn->self, 0);
+	exs_watch_update(exs, sock_flag(sk, SOCK_KEEPOPEN));
 	return 0;
 }

@@ -109,6 +109,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	INIT_WORK(&conn->hw_work, exs_conn_hw_work);
 	INIT_WORK(&conn->qp_event_work, exs_qp_event_work);
 	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
+	INIT_DELAYED_WORK(&conn->watch_work, exs_watch_work);
 	for (i = 0; i < EXS_SQ_DEPTH; i++) {
 		conn->tx[i].conn = conn;
 		conn->tx[i].cqe.done = exs_tx_done;
@@ -372,8 +373,6 @@ static void __exs_conn_abort(struct exs_conn *conn, int err,
 {
 	lockdep_assert_held(&conn->lock);
 	if (conn->state != EXS_CONN_CLOSED) {
-		bool connecting = conn->state == EXS_CONN_CONNECTING;
-
 		/* once per connection: one violation may be reported twice
 		 * (a failed receive and the queue pair's event)
 		 */
@@ -381,7 +380,8 @@ static void __exs_conn_abort(struct exs_conn *conn, int err,
 			EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
 
 		exs_conn_close_err(conn, err);
-		if (connecting && conn->on_connect)
+		/* whoever waits for it to come up learns it never will */
+		if (!conn->announced && conn->on_connect)
 			conn->on_connect(conn);
 		exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
 				    EPOLLRDHUP);
@@ -470,11 +470,10 @@ void exs_conn_credit(struct exs_conn *conn)
 	conn->racked = conn->rcons;
 }
 
-/* A sender that waited a while for credits makes the peer's side of the
- * QP answer: a CREDIT repeating the cursor we last sent (a no-op for a
- * live peer).  A dead peer never acks it, the QP's retries run out, and
- * the send completes with RETRY_EXC, so the socket gets ETIMEDOUT as
- * TCP's would from its zero-window probes.  Anything already in flight
+/* Make the peer's side of the QP answer (keepalive.c): a CREDIT repeating
+ * the cursor we last sent, a no-op for a live peer.  A dead peer never
+ * acks it, the QP's retries run out, and the send completes with
+ * RETRY_EXC, so the socket gets ETIMEDOUT.  Anything already in flight
  * tells the same, so then nothing is sent.  Called under conn->lock.
  */
 void exs_conn_probe(struct exs_conn *conn)
@@ -593,6 +592,22 @@ void exs_conn_tx_push(struct exs_conn *conn)
 		conn->fin_sent = true;
 }
 
+/* Tell the owner-to-be the connection is up, once.  A passive connection
+ * is up only when the connector's READY came too: a connector that failed
+ * after the CM handshake (its send buffer, say) falls back to TCP, and
+ * accept() must not hand out the RDMA connection it abandoned.  Called
+ * under conn->lock.
+ */
+static void exs_conn_announce(struct exs_conn *conn)
+{
+	if (conn->announced || conn->state != EXS_CONN_ESTABLISHED ||
+	    (conn->passive && !conn->peer_ready))
+		return;
+	conn->announced = true;
+	if (conn->on_connect)
+		conn->on_connect(conn);
+}
+
 /* Both sides registered their rings before sending READY; a side writes
  * only after the peer's READY, so no write can race a registration.
  */
@@ -613,8 +628,8 @@ void exs_conn_established(struct exs_conn *conn)
 	if (conn->state != EXS_CONN_CONNECTING)
 		goto out;
 	conn->state = EXS_CONN_ESTABLISHED;
-	if (conn->on_connect)
-		conn->on_connect(conn);
+	conn->last_heard = jiffies;
+	exs_conn_announce(conn);
 	if (conn->state != EXS_CONN_ESTABLISHED)
 		goto out;
 	slot = exs_tx_slot_get(conn);	/* the queue is empty so far */
@@ -695,6 +710,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	spin_lock_bh(&conn->lock);
 	conn->qp_closing = true;
 	spin_unlock_bh(&conn->lock);
+	cancel_delayed_work_sync(&conn->watch_work);	/* no probe after this */
 	if (id)
 		rdma_disconnect(id);
 	if (conn->qp)
@@ -774,8 +790,9 @@ static void exs_conn_hw_work(struct work_struct *work)
 	exs_conn_put(conn);	/* exs_conn_queue_hw()'s */
 }
 
-/* One timer, two deadlines: an RDMA attempt that is still connecting, and
- * a closed socket's last bytes.  Anything else it finds has moved on.
+/* One timer, three deadlines: an RDMA attempt that is still connecting,
+ * an accepted one whose connector never said READY, and a closed socket's
+ * last bytes.  Anything else it finds has moved on.
  */
 static void exs_conn_timeout_work(struct work_struct *work)
 {
@@ -787,7 +804,8 @@ static void exs_conn_timeout_work(struct work_struct *work)
 		if (!conn->reason)
 			conn->reason = EXS_FALLBACK_TIMEOUT;
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
-	} else if (conn->orphan) {
+	} else if ((conn->state == EXS_CONN_ESTABLISHED && !conn->announced) ||
+		   conn->orphan) {
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
 	}
 	spin_unlock_bh(&conn->lock);
@@ -888,6 +906,7 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock(&conn->lock);
 		return;
 	}
+	conn->last_heard = jiffies;	/* the peer's device acked it */
 	if (slot->kind == EXS_TX_DATA) {
 		conn->tdone = slot->end;
 		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
@@ -948,6 +967,9 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 		if (conn->peer_ready || cursor)
 			return -EPROTO;
 		conn->peer_ready = true;
+		exs_conn_announce(conn);
+		if (conn->state != EXS_CONN_ESTABLISHED)
+			return 0;
 		exs_conn_tx_push(conn);
 		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
 		return 0;
@@ -995,6 +1017,7 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock(&conn->lock);
 		return;
 	}
+	conn->last_heard = jiffies;
 	switch (wc->opcode) {
 	case IB_WC_RECV_RDMA_WITH_IMM:
 		err = (wc->wc_flags & IB_WC_WITH_IMM) &&

@@ -26,7 +26,7 @@
 
 #define EXS_SQ_DEPTH		64	/* send work requests in flight */
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
-#define EXS_PROBE_INTERVAL	HZ	/* a sender short of credits probes */
+#define EXS_PROBE_INTERVAL	HZ	/* a full peer ring is probed */
 /* Transport retries before a send fails with RETRY_EXC (ETIMEDOUT): what
  * bounds a dead peer.  Not 7: rxe reads 7 as "retry forever", as the spec
  * does only for RNR retries (those stay at 7: receives are reposted at
@@ -115,6 +115,7 @@ struct exs_conn {
 	bool			transient;	/* refused, but not for good */
 	bool			ready_sent;
 	bool			peer_ready;
+	bool			announced;	/* on_connect told it is up */
 	bool			fin_sent;
 	bool			fin_rcvd;
 	bool			shut_wr;	/* FIN wanted once data is out */
@@ -129,6 +130,8 @@ struct exs_conn {
 	bool			qp_closing;	/* we flush the QP: flushes are ours */
 	bool			hw_released;	/* hw_work ran */
 	bool			orphan_put;	/* ...and dropped the socket's ref */
+	bool			persist;	/* the watch probes a full ring */
+	bool			keepalive;	/* SO_KEEPALIVE: probe when idle */
 
 	/* the socket completions wake; NULL once it is closed */
 	struct exs_sock		*owner;
@@ -137,6 +140,8 @@ struct exs_conn {
 	struct work_struct	qp_event_work;	/* the queue pair failed */
 	enum ib_event_type	qp_event;	/* ...with this event */
 	struct delayed_work	timeout_work;	/* connect or close took too long */
+	struct delayed_work	watch_work;	/* is the peer alive? keepalive.c */
+	unsigned long		last_heard;	/* jiffies of its last completion */
 	void			(*on_connect)(struct exs_conn *conn);
 
 	struct exs_wire_peer	self;		/* our TCP-level end */
@@ -200,6 +205,12 @@ bool exs_conn_tx_finished(const struct exs_conn *conn);
 u32 exs_conn_tx_free(const struct exs_conn *conn);
 int exs_conn_init(void);
 void exs_conn_exit(void);
+
+/* keepalive.c */
+void exs_watch_work(struct work_struct *work);
+void exs_watch_stalled(struct exs_conn *conn);
+void exs_watch_update(struct exs_sock *exs, bool keepalive);
+void exs_keepalive(struct sock *sk, int on);
 
 extern struct workqueue_struct *exs_wq;
 

@@ -27,11 +27,6 @@
 #include "ring.h"
 #include "trace.h"
 
-static int exs_connect_timeout_ms(struct net *net)
-{
-	return READ_ONCE(exs_pernet(net)->cfg.connect_timeout_ms);
-}
-
 /* rdma_cm told us how the attempt ended; under conn->lock */
 static void exs_connect_event(struct exs_conn *conn)
 {
@@ -301,6 +296,7 @@ static void exs_connect_settle(struct exs_sock *exs)
 		exs->sk.sk_state = TCP_ESTABLISHED;
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_CONNECTRDMA);
 		trace_exs_connect(&conn->self, 0);
+		exs_watch_update(exs, sock_flag(&exs->sk, SOCK_KEEPOPEN));
 		return;
 	default:
 		break;

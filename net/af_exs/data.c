@@ -176,27 +176,19 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 			exs_tx_flags(exs, conn, false);
 			exs_conn_tx_push(conn);
 			/* one stall per call, however often it wakes */
-			if (conn->peer_ready && !stalled)
+			if (conn->peer_ready && !stalled) {
 				EXS_INC_STATS(sock_net(sk),
 					      EXS_MIB_CREDITSTALLS);
+				exs_watch_stalled(conn);
+			}
 			stalled = true;
 		}
 		spin_unlock_bh(&conn->lock);
 
 		if (!free) {
-			long slice = min_t(long, timeo, EXS_PROBE_INTERVAL);
-			long left = slice;
-
-			err = exs_wait(exs, &left, exs_tx_ready, 0);
+			err = exs_wait(exs, &timeo, exs_tx_ready, 0);
 			if (err)
 				break;
-			if (timeo != MAX_SCHEDULE_TIMEOUT)
-				timeo -= slice - left;
-			if (!left && !exs_tx_ready(exs, 0)) {
-				spin_lock_bh(&conn->lock);
-				exs_conn_probe(conn);
-				spin_unlock_bh(&conn->lock);
-			}
 			continue;
 		}
 

@@ -36,6 +36,7 @@ struct proto exs_proto = {
 	.name		= "EXS",
 	.owner		= THIS_MODULE,
 	.obj_size	= sizeof(struct exs_sock),
+	.keepalive	= exs_keepalive,
 };
 
 static void exs_sock_destruct(struct sock *sk)

@@ -46,6 +46,12 @@ struct exs_net {
 
 struct exs_net *exs_pernet(const struct net *net);
 
+/* how long an RDMA connection may take to come up, either side */
+static inline int exs_connect_timeout_ms(const struct net *net)
+{
+	return READ_ONCE(exs_pernet(net)->cfg.connect_timeout_ms);
+}
+
 /* mib.c */
 int exs_mib_net_init(struct net *net);
 void exs_mib_net_exit(struct net *net);

@@ -14,6 +14,7 @@
 #include "protocol.h"
 #include "netns.h"
 #include "ring.h"
+#include "conn.h"
 
 /* Large enough for every fixed-size SOL_SOCKET option value. */
 #define EXS_SOL_SOCKET_MAX_OPTLEN	64
@@ -105,21 +106,29 @@ static int exs_setsockopt_exs(struct exs_sock *exs, int optname,
 int exs_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen)
 {
-	struct socket *native = exs_sk(sock->sk)->native;
+	struct exs_sock *exs = exs_sk(sock->sk);
+	struct socket *native = exs->native;
 	int err;
 
 	if (level == SOL_EXS)
-		return exs_setsockopt_exs(exs_sk(sock->sk), optname, optval,
-					  optlen);
+		return exs_setsockopt_exs(exs, optname, optval, optlen);
 
 	if (level == SOL_SOCKET)
-		return exs_setsockopt_sol_socket(sock, optname, optval, optlen);
-	err = READ_ONCE(native->ops)->setsockopt(native, level, optname,
-						 optval, optlen);
+		err = exs_setsockopt_sol_socket(sock, optname, optval, optlen);
+	else
+		err = READ_ONCE(native->ops)->setsockopt(native, level,
+							 optname, optval,
+							 optlen);
+	if (err || !exs_on_rdma(exs))
+		return err;
+	if (level != SOL_TCP)
+		return 0;
 	/* TCP_NODELAY, TCP_CORK: what they release leaves now */
-	if (!err && level == SOL_TCP && exs_on_rdma(exs_sk(sock->sk)))
-		exs_rdma_push(exs_sk(sock->sk));
-	return err;
+	exs_rdma_push(exs);
+	/* SO_KEEPALIVE itself goes through exs_keepalive() */
+	if (optname == TCP_KEEPIDLE || optname == TCP_KEEPINTVL)
+		exs_watch_update(exs, sock_flag(&exs->sk, SOCK_KEEPOPEN));
+	return 0;
 }
 
 /* What EXS_INFO and the socket dump report.  Under the socket lock. */

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Is the peer still there?  An RDMA connection's native TCP socket is not
+ * connected, so TCP's zero-window probes and keepalives never run for it;
+ * one delayed work per connection does their job on the connection:
+ *
+ *  - persist: while the peer's ring is full (no credits), a probe goes out
+ *    every EXS_PROBE_INTERVAL whether or not anybody waits in send(), so
+ *    a non-blocking sender polling for POLLOUT learns of a dead peer as
+ *    TCP's would;
+ *  - keepalive: with SO_KEEPALIVE, a connection that heard nothing from
+ *    its peer for TCP_KEEPIDLE (else net.ipv4.tcp_keepalive_time) probes,
+ *    and again every TCP_KEEPINTVL while the silence lasts.
+ *
+ * A probe is a send the peer's device must acknowledge (exs_conn_probe()).
+ * A dead peer never does: the QP's transport retries run out, and the
+ * connection ends with ETIMEDOUT, as TCP's would.  Those retries, not
+ * TCP_KEEPCNT, bound how long that takes.  A live peer's acknowledgment,
+ * like every completion, counts as hearing from it (conn->last_heard).
+ */
+#include <net/tcp.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "watch.h"
+
+/* (Re)arm the watch to run in @delay jiffies; never once the teardown
+ * began (exs_conn_hw_release() cancels it).  Called under conn->lock.
+ */
+static void exs_watch_arm(struct exs_conn *conn, unsigned long delay)
+{
+	if (!conn->qp_closing)
+		mod_delayed_work(exs_wq, &conn->watch_work, delay);
+}
+
+/* Probe if due; jiffies until the next look, 0 when there is nothing to
+ * watch.  Called under conn->lock, which keeps the owner alive.
+ */
+static unsigned long exs_watch_check(struct exs_conn *conn)
+{
+	const struct tcp_sock *tp;
+	struct exs_watch_plan plan;
+
+	conn->persist = false;
+	if (conn->state != EXS_CONN_ESTABLISHED || !conn->owner)
+		return 0;
+	conn->persist = conn->peer_ready && !exs_conn_tx_free(conn);
+	tp = tcp_sk(conn->owner->native->sk);
+	plan = exs_watch_plan(jiffies - conn->last_heard, conn->persist,
+			      EXS_PROBE_INTERVAL, conn->keepalive,
+			      keepalive_time_when(tp),
+			      keepalive_intvl_when(tp));
+	if (plan.probe)
+		exs_conn_probe(conn);
+	return plan.next;
+}
+
+void exs_watch_work(struct work_struct *work)
+{
+	struct exs_conn *conn = container_of(to_delayed_work(work),
+					     struct exs_conn, watch_work);
+	unsigned long next;
+
+	spin_lock_bh(&conn->lock);
+	next = exs_watch_check(conn);
+	if (next)
+		exs_watch_arm(conn, next);
+	spin_unlock_bh(&conn->lock);
+}
+
+/* The sender found the peer's ring full: persist probes start, unless they
+ * run already.  Called under conn->lock.
+ */
+void exs_watch_stalled(struct exs_conn *conn)
+{
+	if (!conn->persist) {
+		conn->persist = true;
+		exs_watch_arm(conn, EXS_PROBE_INTERVAL);
+	}
+}
+
+/* The socket got its connection, or changed SO_KEEPALIVE (to
+ * @keepalive) or TCP_KEEPIDLE/TCP_KEEPINTVL: look again now.
+ */
+void exs_watch_update(struct exs_sock *exs, bool keepalive)
+{
+	struct exs_conn *conn = exs->conn;
+
+	spin_lock_bh(&conn->lock);
+	conn->keepalive = keepalive;
+	if (!conn->persist)
+		exs_watch_arm(conn, 0);
+	spin_unlock_bh(&conn->lock);
+}
+
+/* proto->keepalive: SO_KEEPALIVE and sock_set_keepalive() call it, under
+ * the socket lock and before they set SOCK_KEEPOPEN.
+ */
+void exs_keepalive(struct sock *sk, int on)
+{
+	struct exs_sock *exs = exs_sk(sk);
+
+	if (exs_on_rdma(exs))
+		exs_watch_update(exs, on);
+}

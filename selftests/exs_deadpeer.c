@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exs_deadpeer: every kind of blocked call on AF_EXS connections whose peer
+ * host dies must return, with the errno TCP would give.
+ *
+ *   exs_deadpeer -l -p PORT             accept and hold connections, read
+ *                                       and send nothing (the peer to kill)
+ *   exs_deadpeer -a ADDR -p PORT -w FILE -t SECS
+ *
+ * The client opens one RDMA connection per case, brings each call to the
+ * point where it blocks, prints "ready" and waits.  The test then kills the
+ * server's host, and creates FILE once it is gone; every call must return
+ * after that (not before: the peer was alive) and within SECS:
+ *
+ *   send        blocking send into the peer's full ring: ETIMEDOUT
+ *   poll        non-blocking sender polling POLLOUT on the full ring:
+ *               POLLERR, then SO_ERROR ETIMEDOUT
+ *   keepalive   blocking recv on an idle connection with SO_KEEPALIVE
+ *               (TCP_KEEPIDLE 3 s): ETIMEDOUT
+ *   recv+send   recv and send blocked on one socket in two threads: the
+ *               send ETIMEDOUT, the recv ETIMEDOUT or EOF (on TCP the
+ *               first call to look takes the error, the other sees EOF)
+ *   linger      close() with SO_LINGER 30 s and unsent bytes: returns 0
+ *
+ * Exit status: 0 pass, 1 fail, 2 usage or setup.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/af_exs.h>
+
+#include "exs_family.h"
+
+enum { C_SEND, C_POLL, C_KEEPALIVE, C_RECV_SEND, C_LINGER, C_NR };
+static const char *const case_name[C_NR] = {
+	"send", "poll", "keepalive", "recv+send", "linger",
+};
+
+static struct {
+	const char *addr, *dead_file;
+	int port, timeout;
+	bool listen;
+} cfg = { .timeout = 180 };
+
+static int exs_af = -1;
+static char buf[1 << 16];
+
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "exs_deadpeer: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(code);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void setint(int fd, int level, int name, int val)
+{
+	if (setsockopt(fd, level, name, &val, sizeof(val)))
+		die(2, "setsockopt %d/%d: %s", level, name, strerror(errno));
+}
+
+static void serve(void)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(cfg.port),
+	};
+	int lfd = socket(exs_af, SOCK_STREAM, EXSPROTO_EXS);
+
+	if (lfd < 0)
+		die(2, "socket: %s", strerror(errno));
+	setint(lfd, SOL_SOCKET, SO_REUSEADDR, 1);
+	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 16))
+		die(2, "bind/listen: %s", strerror(errno));
+	/* hold every connection open, untouched, until the host dies */
+	for (;;)
+		if (accept(lfd, NULL, NULL) < 0 && errno != EINTR)
+			die(2, "accept: %s", strerror(errno));
+}
+
+/* A connected AF_EXS socket that really is on RDMA. */
+static int dial(void)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(cfg.port),
+	};
+	struct exs_info info = {};
+	socklen_t len = sizeof(info);
+	int fd = socket(exs_af, SOCK_STREAM, EXSPROTO_EXS);
+
+	if (fd < 0)
+		die(2, "socket: %s", strerror(errno));
+	if (inet_pton(AF_INET, cfg.addr, &sin.sin_addr) != 1)
+		die(2, "bad address %s", cfg.addr);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		die(2, "connect: %s", strerror(errno));
+	if (getsockopt(fd, SOL_EXS, EXS_INFO, &info, &len) ||
+	    info.exsi_transport != EXS_TRANSPORT_RDMA)
+		die(1, "connection is not on RDMA (transport %u)",
+		    info.exsi_transport);
+	return fd;
+}
+
+/* Send without blocking until the peer's ring (and our buffer) is full. */
+static void fill(int fd)
+{
+	while (send(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	if (errno != EAGAIN)
+		die(2, "filling: %s", strerror(errno));
+}
+
+struct call {
+	int c, fd;
+	bool second;		/* the recv of recv+send */
+	pthread_t thread;
+	int ret, err;
+	double ended;		/* when it returned, once done */
+	int done;
+	bool before_death;	/* returned while the peer was alive */
+};
+
+static pthread_barrier_t set;
+
+static void ended(struct call *k, int ret)
+{
+	k->ret = ret;
+	k->err = ret < 0 ? errno : 0;
+	k->before_death = access(cfg.dead_file, F_OK) != 0;
+	k->ended = now();
+	__atomic_store_n(&k->done, 1, __ATOMIC_RELEASE);
+}
+
+static void *run_call(void *arg)
+{
+	struct call *k = arg;
+	struct pollfd pfd = { .fd = k->fd, .events = POLLOUT };
+	struct linger lg = { .l_onoff = 1, .l_linger = 30 };
+	socklen_t len = sizeof(int);
+	int ret, soerr = 0;
+
+	pthread_barrier_wait(&set);
+	switch (k->c) {
+	case C_SEND:
+		while ((ret = send(k->fd, buf, sizeof(buf), 0)) > 0)
+			;
+		break;
+	case C_POLL:
+		ret = poll(&pfd, 1, -1);
+		if (ret == 1 && !(pfd.revents & POLLERR)) {
+			ret = 0;	/* POLLOUT without an error: wrong */
+			break;
+		}
+		if (getsockopt(k->fd, SOL_SOCKET, SO_ERROR, &soerr, &len))
+			die(2, "SO_ERROR: %s", strerror(errno));
+		errno = soerr;
+		ret = -1;
+		break;
+	case C_KEEPALIVE:
+		ret = recv(k->fd, buf, sizeof(buf), 0);
+		break;
+	case C_RECV_SEND:
+		if (k->second) {
+			ret = recv(k->fd, buf, sizeof(buf), 0);
+			break;
+		}
+		while ((ret = send(k->fd, buf, sizeof(buf), 0)) > 0)
+			;
+		break;
+	default:
+		if (setsockopt(k->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+			die(2, "SO_LINGER: %s", strerror(errno));
+		ret = close(k->fd);
+		break;
+	}
+	ended(k, ret);
+	return NULL;
+}
+
+/* Did the call end the way TCP's would? */
+static bool as_tcp(const struct call *k)
+{
+	switch (k->c) {
+	case C_LINGER:
+		return k->ret == 0;
+	case C_RECV_SEND:
+		/* EOF: the sender took the error */
+		return (k->second && k->ret == 0) ||
+		       (k->ret < 0 && k->err == ETIMEDOUT);
+	default:
+		return k->ret < 0 && k->err == ETIMEDOUT;
+	}
+}
+
+static int run_client(void)
+{
+	struct call calls[C_NR + 1] = {};
+	double start;
+	int i, fails = 0, n = C_NR + 1;
+
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < n; i++) {
+		struct call *k = &calls[i];
+
+		k->c = i < C_NR ? i : C_RECV_SEND;
+		k->second = i == C_NR;
+		k->fd = k->second ? calls[C_RECV_SEND].fd : dial();
+		if (k->second)
+			continue;
+		switch (k->c) {
+		case C_KEEPALIVE:
+			setint(k->fd, SOL_SOCKET, SO_KEEPALIVE, 1);
+			setint(k->fd, SOL_TCP, TCP_KEEPIDLE, 3);
+			setint(k->fd, SOL_TCP, TCP_KEEPINTVL, 1);
+			setint(k->fd, SOL_TCP, TCP_KEEPCNT, 3);
+			break;
+		default:	/* everything else waits on a full ring */
+			fill(k->fd);
+			break;
+		}
+	}
+	pthread_barrier_init(&set, NULL, n + 1);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&calls[i].thread, NULL, run_call, &calls[i]))
+			die(2, "pthread_create");
+	pthread_barrier_wait(&set);
+	sleep(1);	/* into their calls */
+	start = now();
+	printf("ready\n");
+	fflush(stdout);
+
+	for (;;) {
+		int left = 0;
+
+		for (i = 0; i < n; i++)
+			left += !__atomic_load_n(&calls[i].done,
+						 __ATOMIC_ACQUIRE);
+		if (!left || now() - start > cfg.timeout)
+			break;
+		usleep(100000);
+	}
+
+	for (i = 0; i < n; i++) {
+		struct call *k = &calls[i];
+		const char *name = case_name[k->c];
+		const char *who = k->c == C_RECV_SEND ?
+				  (k->second ? " (recv)" : " (send)") : "";
+		if (!__atomic_load_n(&k->done, __ATOMIC_ACQUIRE)) {
+			printf("not ok %s%s: still blocked after %d s\n", name,
+			       who, cfg.timeout);
+			fails++;
+			continue;
+		}
+		printf("%s %s%s: returned %d (%s) %.1f s after ready%s\n",
+		       as_tcp(k) && !k->before_death ? "ok" : "not ok", name,
+		       who, k->ret, k->ret < 0 ? strerror(k->err) : "-",
+		       k->ended - start, k->before_death ? ", before the peer died" :
+		       "");
+		fails += !as_tcp(k) || k->before_death;
+	}
+	/* one of recv+send must have taken the error */
+	if (calls[C_RECV_SEND].done && calls[C_NR].done &&
+	    calls[C_RECV_SEND].err != ETIMEDOUT &&
+	    calls[C_NR].err != ETIMEDOUT) {
+		printf("not ok recv+send: neither call saw ETIMEDOUT\n");
+		fails++;
+	}
+	fflush(stdout);
+	/* blocked threads, if any, go with the process */
+	exit(fails ? 1 : 0);
+}
+
+int main(int argc, char *argv[])
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "la:p:w:t:")) != -1) {
+		switch (opt) {
+		case 'l':
+			cfg.listen = true;
+			break;
+		case 'a':
+			cfg.addr = optarg;
+			break;
+		case 'p':
+			cfg.port = atoi(optarg);
+			break;
+		case 'w':
+			cfg.dead_file = optarg;
+			break;
+		case 't':
+			cfg.timeout = atoi(optarg);
+			break;
+		default:
+			die(2, "usage: -l -p PORT | -a ADDR -p PORT -w FILE [-t SECS]");
+		}
+	}
+	exs_af = exs_family();
+	if (exs_af < 0)
+		die(2, "af_exs is not loaded");
+	if (!cfg.port || (!cfg.listen && (!cfg.addr || !cfg.dead_file)))
+		die(2, "usage: -l -p PORT | -a ADDR -p PORT -w FILE [-t SECS]");
+	if (cfg.listen)
+		serve();
+	return run_client();
+}
