@@ -17,9 +17,9 @@
  *               POLLERR, then SO_ERROR ETIMEDOUT
  *   keepalive   blocking recv on an idle connection with SO_KEEPALIVE
  *               (TCP_KEEPIDLE 3 s): ETIMEDOUT
- *   recv+send   recv and send blocked on one socket in two threads: the
- *               send ETIMEDOUT, the recv ETIMEDOUT or EOF (on TCP the
- *               first call to look takes the error, the other sees EOF)
+ *   recv+send   recv and send blocked on one socket in two threads: one
+ *               of them ETIMEDOUT, the other EOF or EPIPE (on TCP the
+ *               first call to look takes the error)
  *   linger      close() with SO_LINGER 30 s and unsent bytes: returns 0
  *
  * Exit status: 0 pass, 1 fail, 2 usage or setup.
@@ -31,6 +31,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -209,8 +210,9 @@ static bool as_tcp(const struct call *k)
 	case C_LINGER:
 		return k->ret == 0;
 	case C_RECV_SEND:
-		/* EOF: the sender took the error */
+		/* the other call took the error: EOF, or EPIPE for a send */
 		return (k->second && k->ret == 0) ||
+		       (!k->second && k->ret < 0 && k->err == EPIPE) ||
 		       (k->ret < 0 && k->err == ETIMEDOUT);
 	default:
 		return k->ret < 0 && k->err == ETIMEDOUT;
@@ -320,6 +322,7 @@ int main(int argc, char *argv[])
 			die(2, "usage: -l -p PORT | -a ADDR -p PORT -w FILE [-t SECS]");
 		}
 	}
+	signal(SIGPIPE, SIG_IGN);	/* EPIPE is an answer, not a death */
 	exs_af = exs_family();
 	if (exs_af < 0)
 		die(2, "af_exs is not loaded");
