@@ -816,34 +816,39 @@ static int exs_wc_errno(const struct ib_wc *wc)
 	return wc->status == IB_WC_RETRY_EXC_ERR ? -ETIMEDOUT : -ECONNRESET;
 }
 
-/* The device refused what the peer sent (a write outside our ring or with
- * a key not ours, a message longer than a receive) or what it advertised
- * (our write into its ring refused): a protocol error AF_EXS never parsed.
+/* The device refused, for the peer's doing, what the peer sent us (on a
+ * receive: a message longer than a receive, an opcode or key not allowed)
+ * or what we wrote into the ring it advertised (on a send: the peer's
+ * device answered with an error): a protocol error AF_EXS never parsed.
+ * A local error on a send is our own side's (a link gone down, say).
  */
-static bool exs_wc_peer_fault(enum ib_wc_status status)
+static bool exs_wc_peer_fault(enum ib_wc_status status, bool recv)
 {
 	switch (status) {
 	case IB_WC_LOC_LEN_ERR:
 	case IB_WC_LOC_QP_OP_ERR:
 	case IB_WC_LOC_PROT_ERR:
+		return recv;
 	case IB_WC_REM_INV_REQ_ERR:
 	case IB_WC_REM_ACCESS_ERR:
 	case IB_WC_REM_OP_ERR:
-		return true;
+		return !recv;
 	default:
 		return false;
 	}
 }
 
-/* A failed work request.  A flush is our own teardown's, unless we never
- * began one on a connection that stands: then the queue pair died under
- * it, and on a device that reports its own faults as QP events, that is
- * the device refusing a peer's plain write (outside the ring, a key not
- * ours) with no receive to report it on.  Called under conn->lock.
+/* A failed work request, a receive if @recv.  A flush is our own
+ * teardown's, unless we never began one on a connection that stands: then
+ * the queue pair died under it, and on a device that reports its own
+ * faults as QP events, that is the device refusing a peer's plain write
+ * (outside the ring, a key not ours) with no receive to report it on.
+ * Called under conn->lock.
  */
-static void exs_wc_failed(struct exs_conn *conn, const struct ib_wc *wc)
+static void exs_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
+			  bool recv)
 {
-	bool peer = exs_wc_peer_fault(wc->status);
+	bool peer = exs_wc_peer_fault(wc->status, recv);
 
 	lockdep_assert_held(&conn->lock);
 	if (wc->status == IB_WC_WR_FLUSH_ERR)
@@ -902,7 +907,7 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&conn->lock);
 	conn->sq_tail++;
 	if (wc->status != IB_WC_SUCCESS) {
-		exs_wc_failed(conn, wc);
+		exs_wc_failed(conn, wc, false);
 		spin_unlock(&conn->lock);
 		return;
 	}
@@ -1006,7 +1011,7 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock(&conn->lock);
 	if (wc->status != IB_WC_SUCCESS) {
-		exs_wc_failed(conn, wc);
+		exs_wc_failed(conn, wc, true);
 		spin_unlock(&conn->lock);
 		return;
 	}
