@@ -369,6 +369,7 @@ int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
 	conn->owner = exs;
 	conn->on_connect = NULL;
 	conn->lsn = NULL;
+	exs_conn_report_err(conn);	/* it may have ended in the queue */
 	spin_unlock_bh(&conn->lock);
 	EXS_INC_STATS(net, EXS_MIB_ACCEPTRDMA);
 	trace_exs_accept(&conn->self, 0);

@@ -349,6 +349,21 @@ void exs_conn_queue_hw(struct exs_conn *conn)
 		refcount_dec(&conn->ref);	/* already queued: never the last */
 }
 
+/* conn->err is the connection's record (EPOLLHUP for good); the socket
+ * takes its copy once it is the connection's on RDMA: sk_err, which
+ * SO_ERROR, send() and recv() consume, as on TCP.  A connect that failed
+ * before that falls back and must not leave an error behind.  Called
+ * under conn->lock, which exs_connect_settle() and accept's graft hold
+ * while they make the socket the connection's.
+ */
+void exs_conn_report_err(struct exs_conn *conn)
+{
+	struct exs_sock *exs = conn->owner;
+
+	if (conn->err && exs && READ_ONCE(exs->cstate) == EXS_CS_RDMA)
+		WRITE_ONCE(exs->sk.sk_err, -conn->err);
+}
+
 /* The one place a connection closes with an error: the socket will see
  * @err (unless it has one already), and an established connection that
  * ends this way, however it was noticed, is counted and traced as an
@@ -361,8 +376,10 @@ static void exs_conn_close_err(struct exs_conn *conn, int err)
 		trace_exs_abort(&conn->self, err);
 	}
 	conn->state = EXS_CONN_CLOSED;
-	if (!conn->err)
+	if (!conn->err) {
 		conn->err = err;
+		exs_conn_report_err(conn);
+	}
 }
 
 /* End the connection now with @err: the socket sees it at once, the

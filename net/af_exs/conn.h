@@ -11,7 +11,11 @@
  * completion handlers (softirq) and system calls share.  The socket lock
  * serialises system calls; it is never taken in a completion handler.
  * Queue-pair events may come in hard interrupt context (the driver's), so
- * their handler takes no lock: it hands the event to a work item.
+ * their handler takes no lock: it hands the event to a work item.  Order:
+ * socket lock, then conn->lock, then a listener's lock (the connection
+ * announces itself to its listener under its own lock, from a completion
+ * handler when the connector's READY comes).  The watch work
+ * (keepalive.c) takes conn->lock only; the teardown cancels it without.
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H
@@ -110,7 +114,7 @@ struct exs_conn {
 
 	u8			state;		/* enum exs_conn_state */
 	u8			reason;		/* enum exs_fallback_reason */
-	int			err;		/* errno for the socket, if any */
+	int			err;		/* how it ended, if with an error */
 	bool			passive;	/* accepted, not connected */
 	bool			transient;	/* refused, but not for good */
 	bool			ready_sent;
@@ -196,6 +200,7 @@ void exs_conn_put(struct exs_conn *conn);
 void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id);
 void exs_conn_queue_hw(struct exs_conn *conn);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
+void exs_conn_report_err(struct exs_conn *conn);
 void exs_wake(struct exs_sock *exs, __poll_t mask);
 void exs_conn_tx_push(struct exs_conn *conn);
 void exs_conn_credit(struct exs_conn *conn);

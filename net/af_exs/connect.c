@@ -284,6 +284,9 @@ static void exs_connect_settle(struct exs_sock *exs)
 	state = conn->state;
 	reason = conn->reason;
 	transient = conn->transient;
+	/* from here an error is the socket's (exs_conn_report_err()) */
+	if (state == EXS_CONN_ESTABLISHED)
+		WRITE_ONCE(exs->cstate, EXS_CS_RDMA);
 	spin_unlock_bh(&conn->lock);
 
 	switch (state) {
@@ -291,7 +294,6 @@ static void exs_connect_settle(struct exs_sock *exs)
 		return;
 	case EXS_CONN_ESTABLISHED:
 		cancel_delayed_work(&conn->timeout_work);
-		exs->cstate = EXS_CS_RDMA;
 		WRITE_ONCE(exs->transport, EXS_TRANSPORT_RDMA);
 		exs->sk.sk_state = TCP_ESTABLISHED;
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_CONNECTRDMA);

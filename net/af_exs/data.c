@@ -165,7 +165,7 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 
 		spin_lock_bh(&conn->lock);
 		if (conn->state != EXS_CONN_ESTABLISHED || conn->shut_wr) {
-			err = conn->err ? xchg(&conn->err, 0) : -EPIPE;
+			err = sock_error(sk) ?: -EPIPE;
 			spin_unlock_bh(&conn->lock);
 			break;
 		}
@@ -267,9 +267,7 @@ int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
 		if (copied >= target || fin || (sk->sk_shutdown & RCV_SHUTDOWN))
 			break;
 		if (closed) {
-			spin_lock_bh(&conn->lock);
-			err = xchg(&conn->err, 0);
-			spin_unlock_bh(&conn->lock);
+			err = sock_error(sk);
 			break;
 		}
 		err = exs_wait(exs, &timeo, exs_rx_ready, prod);
@@ -304,9 +302,10 @@ __poll_t exs_rdma_poll(struct exs_sock *exs)
 			EPOLLWRNORM;
 		if (!conn->fin_rcvd || conn->err)
 			mask |= EPOLLHUP;
-		if (conn->err)
-			mask |= EPOLLERR;
 	}
+	/* as tcp_poll: an error nobody took yet */
+	if (READ_ONCE(exs->sk.sk_err))
+		mask |= EPOLLERR;
 	free = conn->peer_ready ? exs_conn_tx_free(conn) : 0;
 	if (conn->shut_wr || (conn->state == EXS_CONN_ESTABLISHED &&
 			      free >= conn->tsize / 8))
