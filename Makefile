@@ -4,6 +4,7 @@
 # make demo       two VM hosts: an unmodified program through AF_EXS
 # make check      install what is missing, build, run every test
 # make stress     the long reliability runs on the debug kernel
+# make bench      AF_EXS against raw verbs, TCP, SMC-R, rsockets: plots, ratios
 # make style      checkpatch --strict over every source file
 #
 # KDIR defaults to the running kernel's build tree, else the newest Debian
@@ -23,11 +24,12 @@ BIN	:= $(BUILD)/bin
 PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
 	   $(BIN)/exs_race $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz $(BIN)/exs_fuzz \
 	   $(BIN)/exs_badpeer $(BIN)/exs_deadpeer
-TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig
+TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig \
+	   $(BIN)/exs_bench $(BIN)/smc_ueid
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
 	   selftests/exs_tap.h selftests/exs_cmp.h selftests/exs_rng.h
 
-.PHONY: all module tools modules-all clean demo check stress style sparse install \
+.PHONY: all module tools modules-all clean demo check stress bench style sparse install \
 	dkms-install
 
 all: module tools
@@ -61,6 +63,13 @@ $(BIN)/exsconfig: $(EXSCONFIG_SRC) $(wildcard tools/exsconfig/*.h) $(HDRS) | $(B
 	$(CC) $(CFLAGS) -o $@ $(EXSCONFIG_SRC) \
 		$$(pkg-config --cflags --libs libmnl jansson)
 
+$(BIN)/exs_bench: tools/bench/exs_bench.c $(HDRS) | $(BIN)
+	$(CC) $(CFLAGS) -o $@ $< -lpthread
+
+# make bench's SMC-R peer needs a UEID, set through SMC's netlink family
+$(BIN)/smc_ueid: tools/bench/smc_ueid.c tools/exsconfig/nl.c tools/exsconfig/nl.h $(HDRS) | $(BIN)
+	$(CC) $(CFLAGS) -o $@ $< tools/exsconfig/nl.c $$(pkg-config --cflags --libs libmnl)
+
 $(BIN)/exs-run: tools/preload/exs-run | $(BIN)
 	install -m 0755 $< $@
 
@@ -82,6 +91,9 @@ check:
 
 stress:
 	@./scripts/stress.sh
+
+bench:
+	@./scripts/bench.sh
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true

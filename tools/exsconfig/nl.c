@@ -37,7 +37,7 @@ struct nlmsghdr *exs_nl_request(struct exs_nl *nl, uint8_t cmd, bool dump)
 	nlh->nlmsg_seq = ++nl->seq;
 	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
 	genl->cmd = cmd;
-	genl->version = nl->family == GENL_ID_CTRL ? 1 : EXS_GENL_VERSION;
+	genl->version = nl->family == GENL_ID_CTRL ? 1 : nl->version;
 	return nlh;
 }
 
@@ -100,6 +100,11 @@ int exs_nl_talk(struct exs_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 
 int exs_nl_open(struct exs_nl *nl)
 {
+	return exs_nl_open_family(nl, EXS_GENL_NAME, EXS_GENL_VERSION);
+}
+
+int exs_nl_open_family(struct exs_nl *nl, const char *name, uint8_t version)
+{
 	struct nlmsghdr *nlh;
 	int one = 1, err;
 
@@ -118,13 +123,14 @@ int exs_nl_open(struct exs_nl *nl)
 
 	nl->family = GENL_ID_CTRL;
 	nlh = exs_nl_request(nl, CTRL_CMD_GETFAMILY, false);
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, EXS_GENL_NAME);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
 	nl->family = 0;
 	err = exs_nl_talk(nl, nlh, exs_nl_family_cb, &nl->family, NULL);
 	if (!err && !nl->family)
 		err = -ENOENT;
 	if (err)
 		goto err;
+	nl->version = version;
 	return 0;
 err:
 	mnl_socket_close(nl->sock);

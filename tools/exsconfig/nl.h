@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* exsconfig: one generic netlink conversation with the af_exs family. */
+/* exsconfig: one generic netlink conversation with the af_exs family
+ * (or, for make bench, another one).
+ */
 #ifndef EXSCONFIG_NL_H
 #define EXSCONFIG_NL_H
 
@@ -9,13 +11,16 @@
 
 struct exs_nl {
 	struct mnl_socket	*sock;
-	uint16_t		family;		/* af_exs's id */
+	uint16_t		family;		/* the family's id */
+	uint8_t			version;	/* and its version */
 	uint32_t		seq;
 	char			buf[1 << 18];	/* a whole map, or replies */
 };
 
 /* Open and resolve the family: 0, or -errno (-ENOENT: module not loaded). */
 int exs_nl_open(struct exs_nl *nl);
+/* The same for another generic netlink family (make bench talks to SMC). */
+int exs_nl_open_family(struct exs_nl *nl, const char *name, uint8_t version);
 void exs_nl_close(struct exs_nl *nl);
 
 /* A request for @cmd in nl->buf; add attributes with mnl_attr_put*(). */

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exs_bench: one program that drives every transport of make bench the same
+ * way, so that only the socket family (or a preload) differs between them.
+ *
+ *   exs_bench -s [-f FAMILY] [-p PORT]           serve until killed
+ *   exs_bench -c ADDR -w WORKLOAD [opts]         measure, print one JSON line
+ *
+ * FAMILY: tcp (AF_INET; rsockets is tcp under librspreload.so), exs
+ * (AF_EXS), smc (AF_SMC).  WORKLOAD:
+ *   pp      ping-pong of -z bytes: half round trip, median and 99th pct
+ *   stream  -z byte writes for -t seconds: what the server received, Mbit/s
+ *   conn    connect, one 1-byte exchange, close, for -t seconds: per second
+ *   rr      -n clients, each a connection doing -z byte ping-pongs: per second
+ *
+ * Every connection opens with a struct hello naming what the server does
+ * with it.  A control connection asks the server host's busy CPU time at the
+ * start and the end, so the figure covers both hosts; the client also reads
+ * its host's RDMA packet counters, so make bench can prove which transport
+ * carried the bytes (a figure on the wrong transport is thrown away).
+ * Options: -b US busy-polls AF_EXS sockets (EXS_BUSY_POLL, both ends);
+ * -L LABEL names the transport in the output.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <glob.h>
+#include <netdb.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/af_exs.h>
+
+#include "exs_family.h"
+
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
+#define SMCPROTO_SMC 0
+
+#define HELLO_MAGIC	0x45585342	/* "EXSB" */
+#define MAX_SIZE	(1024 * 1024)
+#define MAX_CLIENTS	256
+#define MAX_SAMPLES	(1024 * 1024)
+
+enum mode { MODE_ECHO = 1, MODE_SINK, MODE_CPU };
+
+struct hello {
+	uint32_t magic, mode, size, busy_poll_us;
+};
+
+static struct {
+	const char *family, *port, *addr, *workload, *label;
+	unsigned int size, clients, busy_poll_us;
+	double seconds;
+	bool server;
+} cfg = {
+	.family = "tcp", .port = "18000", .workload = "pp", .size = 16,
+	.clients = 1, .seconds = 2,
+};
+
+static void __attribute__((noreturn)) die(const char *what)
+{
+	fprintf(stderr, "exs_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Busy time of the whole host, in USER_HZ ticks: the RDMA and TCP work done
+ * in softirqs and kernel threads is the transport's cost too.
+ */
+static uint64_t host_busy_ticks(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+		memset(v, 0, sizeof(v));
+	fclose(f);
+	/* all but idle (3) and iowait (4) */
+	return v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+}
+
+/* Packets this host's RDMA devices sent and received so far. */
+static uint64_t rdma_pkts(void)
+{
+	const char *pat = "/sys/class/infiniband/*/ports/*/hw_counters/*_pkts";
+	unsigned long long n, sum = 0;
+	glob_t g;
+	size_t i;
+
+	if (glob(pat, 0, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+		FILE *f;
+
+		if (strcmp(base, "sent_pkts") && strcmp(base, "rcvd_pkts"))
+			continue;
+		f = fopen(g.gl_pathv[i], "re");
+		if (f && fscanf(f, "%llu", &n) == 1)
+			sum += n;
+		if (f)
+			fclose(f);
+	}
+	globfree(&g);
+	return sum;
+}
+
+static int open_socket(int *domain)
+{
+	int fd;
+
+	if (!strcmp(cfg.family, "exs")) {
+		*domain = exs_family();
+		if (*domain < 0) {
+			fprintf(stderr, "exs_bench: af_exs is not loaded\n");
+			exit(4);
+		}
+		fd = socket(*domain, SOCK_STREAM, EXSPROTO_EXS);
+	} else if (!strcmp(cfg.family, "smc")) {
+		*domain = AF_SMC;
+		fd = socket(AF_SMC, SOCK_STREAM, SMCPROTO_SMC);
+	} else {
+		*domain = AF_INET;
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+	}
+	if (fd < 0)
+		die("socket");
+	return fd;
+}
+
+static void set_busy_poll(int fd, unsigned int us)
+{
+	int v = us;
+
+	/* only an AF_EXS socket on RDMA knows the option; TCP says so */
+	if (us)
+		setsockopt(fd, SOL_EXS, EXS_BUSY_POLL, &v, sizeof(v));
+}
+
+static int full_io(int fd, void *buf, size_t len, bool out)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = out ? send(fd, p, len, MSG_NOSIGNAL) :
+				  recv(fd, p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* --- server ------------------------------------------------------------ */
+
+static void *serve(void *arg)
+{
+	int fd = (intptr_t)arg, one = 1;
+	struct hello h;
+	uint64_t total = 0;
+	char *buf = NULL;
+	ssize_t n;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (full_io(fd, &h, sizeof(h), false) || h.magic != HELLO_MAGIC ||
+	    h.size == 0 || h.size > MAX_SIZE)
+		goto out;
+	buf = malloc(h.size);
+	if (!buf)
+		goto out;
+	set_busy_poll(fd, h.busy_poll_us);
+	switch (h.mode) {
+	case MODE_ECHO:
+		while (!full_io(fd, buf, h.size, false) &&
+		       !full_io(fd, buf, h.size, true))
+			;
+		break;
+	case MODE_SINK:
+		while ((n = recv(fd, buf, h.size, 0)) > 0 ||
+		       (n < 0 && errno == EINTR))
+			total += n > 0 ? n : 0;
+		full_io(fd, &total, sizeof(total), true);
+		break;
+	case MODE_CPU:
+		while (!full_io(fd, buf, 1, false)) {
+			total = host_busy_ticks();
+			if (full_io(fd, &total, sizeof(total), true))
+				break;
+		}
+		break;
+	}
+out:
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+static void __attribute__((noreturn)) run_server(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int lfd, fd, one = 1, domain;
+	pthread_attr_t attr;
+	pthread_t t;
+
+	lfd = open_socket(&domain);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sin.sin_port = htons(atoi(cfg.port));
+	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(lfd, 512))
+		die("listen");
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (;;) {
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			die("accept");
+		}
+		if (pthread_create(&t, &attr, serve, (void *)(intptr_t)fd))
+			close(fd);
+	}
+}
+
+/* --- client ------------------------------------------------------------ */
+
+static struct sockaddr_storage peer;
+static socklen_t peer_len;
+
+static int dial(enum mode mode, unsigned int size)
+{
+	struct hello h = { HELLO_MAGIC, mode, size, cfg.busy_poll_us };
+	int fd, one = 1, domain;
+
+	fd = open_socket(&domain);
+	if (connect(fd, (struct sockaddr *)&peer, peer_len))
+		die("connect");
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	set_busy_poll(fd, cfg.busy_poll_us);
+	if (full_io(fd, &h, sizeof(h), true))
+		die("hello");
+	return fd;
+}
+
+/* What carried a connection: AF_EXS says, and after a fallback the socket
+ * is a plain TCP one; other families are told by the packet counters.
+ */
+static const char *carrier(int fd)
+{
+	struct exs_info info;
+	socklen_t len = sizeof(int);
+	int domain;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len))
+		return "unknown";
+	if (domain != exs_family() || exs_family() < 0)
+		return domain == AF_INET || domain == AF_INET6 ? "tcp-socket" :
+		       "unknown";
+	len = sizeof(info);
+	if (getsockopt(fd, SOL_EXS, EXS_INFO, &info, &len))
+		return "unknown";
+	return info.exsi_transport == EXS_TRANSPORT_RDMA ? "rdma" : "tcp";
+}
+
+static uint64_t server_busy(int ctl)
+{
+	uint64_t ticks = 0;
+	char c = 0;
+
+	if (full_io(ctl, &c, 1, true) || full_io(ctl, &ticks, sizeof(ticks), false))
+		die("control connection");
+	return ticks;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct result {
+	uint64_t iters, bytes;
+	double elapsed, lat_us, lat_p99_us;
+	const char *carrier;
+};
+
+static void ping_pong(struct result *r)
+{
+	double *rtt = calloc(MAX_SAMPLES, sizeof(*rtt));
+	char *buf = calloc(1, cfg.size);
+	double t0, t, end;
+	int fd = dial(MODE_ECHO, cfg.size), i;
+	uint64_t n = 0;
+
+	if (!rtt || !buf)
+		die("calloc");
+	for (i = 0; i < 10; i++)	/* warm up: rings, credits, caches */
+		if (full_io(fd, buf, cfg.size, true) ||
+		    full_io(fd, buf, cfg.size, false))
+			die("ping-pong");
+	r->carrier = carrier(fd);
+	t0 = now();
+	end = t0 + cfg.seconds;
+	do {
+		t = now();
+		if (full_io(fd, buf, cfg.size, true) ||
+		    full_io(fd, buf, cfg.size, false))
+			die("ping-pong");
+		if (n < MAX_SAMPLES)
+			rtt[n] = now() - t;
+		n++;
+	} while (now() < end);
+	r->elapsed = now() - t0;
+	r->iters = n;
+	r->bytes = 2 * n * cfg.size;
+	if (n > MAX_SAMPLES)
+		n = MAX_SAMPLES;
+	qsort(rtt, n, sizeof(*rtt), cmp_double);
+	r->lat_us = rtt[n / 2] / 2 * 1e6;
+	r->lat_p99_us = rtt[n * 99 / 100] / 2 * 1e6;
+	close(fd);
+	free(rtt);
+	free(buf);
+}
+
+static void stream(struct result *r)
+{
+	char *buf = calloc(1, cfg.size);
+	int fd = dial(MODE_SINK, cfg.size);
+	uint64_t got = 0, n = 0;
+	double t0, end;
+
+	if (!buf)
+		die("calloc");
+	r->carrier = carrier(fd);
+	t0 = now();
+	end = t0 + cfg.seconds;
+	do {
+		if (full_io(fd, buf, cfg.size, true))
+			die("send");
+		n++;
+	} while (now() < end);
+	shutdown(fd, SHUT_WR);
+	if (full_io(fd, &got, sizeof(got), false))
+		die("the server's count of streamed bytes");
+	r->elapsed = now() - t0;
+	if (got != n * cfg.size)
+		fprintf(stderr, "exs_bench: sent %llu bytes, server got %llu\n",
+			(unsigned long long)(n * cfg.size), (unsigned long long)got);
+	r->iters = n;
+	r->bytes = got;
+	close(fd);
+	free(buf);
+}
+
+static void conn_rate(struct result *r)
+{
+	double t0 = now(), end = t0 + cfg.seconds;
+	uint64_t n = 0;
+	char c = 1;
+	int fd;
+
+	do {
+		fd = dial(MODE_ECHO, 1);
+		if (full_io(fd, &c, 1, true) || full_io(fd, &c, 1, false))
+			die("exchange");
+		if (!n)
+			r->carrier = carrier(fd);
+		close(fd);
+		n++;
+	} while (now() < end);
+	r->elapsed = now() - t0;
+	r->iters = n;
+	r->bytes = 2 * n;
+}
+
+static pthread_barrier_t start_line;
+static double rr_end;
+
+struct rr_client {
+	pthread_t thread;
+	int fd;
+	uint64_t n;
+};
+
+static void *rr_run(void *arg)
+{
+	struct rr_client *c = arg;
+	char *buf = calloc(1, cfg.size);
+
+	if (!buf)
+		die("calloc");
+	pthread_barrier_wait(&start_line);
+	do {
+		if (full_io(c->fd, buf, cfg.size, true) ||
+		    full_io(c->fd, buf, cfg.size, false))
+			die("request/response");
+		c->n++;
+	} while (now() < rr_end);
+	free(buf);
+	return NULL;
+}
+
+static void request_response(struct result *r)
+{
+	struct rr_client *c = calloc(cfg.clients, sizeof(*c));
+	unsigned int i;
+	double t0;
+
+	if (!c)
+		die("calloc");
+	for (i = 0; i < cfg.clients; i++)
+		c[i].fd = dial(MODE_ECHO, cfg.size);
+	r->carrier = carrier(c[0].fd);
+	pthread_barrier_init(&start_line, NULL, cfg.clients + 1);
+	t0 = now();
+	rr_end = t0 + cfg.seconds;
+	for (i = 0; i < cfg.clients; i++)
+		if (pthread_create(&c[i].thread, NULL, rr_run, &c[i]))
+			die("pthread_create");
+	pthread_barrier_wait(&start_line);
+	for (i = 0; i < cfg.clients; i++) {
+		pthread_join(c[i].thread, NULL);
+		r->iters += c[i].n;
+		close(c[i].fd);
+	}
+	r->elapsed = now() - t0;
+	r->bytes = 2 * r->iters * cfg.size;
+	free(c);
+}
+
+static int run_client(void)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	uint64_t cpu0, cpu1, srv0, srv1, pkts0, pkts1;
+	struct result r = { .carrier = "unknown" };
+	struct addrinfo *ai;
+	long hz = sysconf(_SC_CLK_TCK);
+	int ctl;
+
+	if (getaddrinfo(cfg.addr, cfg.port, &hints, &ai))
+		die("getaddrinfo");
+	memcpy(&peer, ai->ai_addr, ai->ai_addrlen);
+	peer_len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+
+	ctl = dial(MODE_CPU, 1);
+	srv0 = server_busy(ctl);
+	cpu0 = host_busy_ticks();
+	pkts0 = rdma_pkts();
+	if (!strcmp(cfg.workload, "pp"))
+		ping_pong(&r);
+	else if (!strcmp(cfg.workload, "stream"))
+		stream(&r);
+	else if (!strcmp(cfg.workload, "conn"))
+		conn_rate(&r);
+	else
+		request_response(&r);
+	pkts1 = rdma_pkts();
+	cpu1 = host_busy_ticks();
+	srv1 = server_busy(ctl);
+	close(ctl);
+
+	printf("{\"transport\": \"%s\", \"family\": \"%s\", ",
+	       cfg.label ? cfg.label : cfg.family, cfg.family);
+	printf("\"workload\": \"%s\", \"size\": %u, \"clients\": %u, ",
+	       cfg.workload, cfg.size, cfg.clients);
+	printf("\"busy_poll_us\": %u, \"seconds\": %.3f, ", cfg.busy_poll_us,
+	       r.elapsed);
+	printf("\"iters\": %llu, \"bytes\": %llu, ",
+	       (unsigned long long)r.iters, (unsigned long long)r.bytes);
+	printf("\"lat_us\": %.2f, \"lat_p99_us\": %.2f, ", r.lat_us,
+	       r.lat_p99_us);
+	printf("\"mbit_s\": %.3f, \"per_s\": %.2f, ",
+	       r.bytes * 8 / r.elapsed / 1e6, r.iters / r.elapsed);
+	printf("\"cpu_client_s\": %.2f, \"cpu_server_s\": %.2f, ",
+	       (double)(cpu1 - cpu0) / hz, (double)(srv1 - srv0) / hz);
+	printf("\"rdma_pkts\": %llu, \"carrier\": \"%s\"}\n",
+	       (unsigned long long)(pkts1 - pkts0), r.carrier);
+	return 0;
+}
+
+static const char help[] =
+	"exs_bench -s [-f tcp|exs|smc] [-p PORT]\n"
+	"exs_bench -c ADDR [-f tcp|exs|smc] [-p PORT] [-w pp|stream|conn|rr]\n"
+	"          [-z SIZE] [-n CLIENTS] [-t SECONDS] [-b BUSY_US] [-L LABEL]\n";
+
+static void __attribute__((noreturn)) bad_args(void)
+{
+	fputs(help, stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "sc:f:p:w:z:n:t:b:L:")) != -1) {
+		switch (opt) {
+		case 's':
+			cfg.server = true;
+			break;
+		case 'c':
+			cfg.addr = optarg;
+			break;
+		case 'f':
+			cfg.family = optarg;
+			break;
+		case 'p':
+			cfg.port = optarg;
+			break;
+		case 'w':
+			cfg.workload = optarg;
+			break;
+		case 'z':
+			cfg.size = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			cfg.clients = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			cfg.seconds = strtod(optarg, NULL);
+			break;
+		case 'b':
+			cfg.busy_poll_us = strtoul(optarg, NULL, 0);
+			break;
+		case 'L':
+			cfg.label = optarg;
+			break;
+		default:
+			bad_args();
+		}
+	}
+	if (strcmp(cfg.family, "tcp") && strcmp(cfg.family, "exs") &&
+	    strcmp(cfg.family, "smc"))
+		bad_args();
+	if (!cfg.size || cfg.size > MAX_SIZE || !cfg.clients ||
+	    cfg.clients > MAX_CLIENTS || cfg.seconds <= 0)
+		bad_args();
+	signal(SIGPIPE, SIG_IGN);
+	if (cfg.server)
+		run_server();
+	if (!cfg.addr || (strcmp(cfg.workload, "pp") &&
+			  strcmp(cfg.workload, "stream") &&
+			  strcmp(cfg.workload, "conn") && strcmp(cfg.workload, "rr")))
+		bad_args();
+	return run_client();
+}
