@@ -58,11 +58,13 @@ run() {
 # input, allocation failures, unload and load...
 run local 1 10800 "$env; selftests/exs_fuzz.sh; selftests/exs_badpeer.sh;
 	selftests/exs_nomem.sh; selftests/exs_local.sh" &
-# ...two hosts: load, a bad link, then the faults (the last kills host b)
-run pair 2 10800 "$env; selftests/exs_load.sh; selftests/exs_netem.sh;
-	selftests/exs_fault.sh" \
-	"$env; selftests/exs_load.sh; selftests/exs_netem.sh;
-	selftests/exs_fault.sh" &
+# ...two hosts: the pair suite (an eighth of its bytes: 128 MiB each way
+# took 300 s here), map and netlink, load, a bad link, then the faults (the
+# last kills host b)
+pair="$env; EXS_PAIR_SCALE=8 selftests/exs_pair.sh; exs-vm-barrier pair;
+	selftests/exs_control.sh; exs-vm-barrier control; selftests/exs_load.sh;
+	selftests/exs_netem.sh; selftests/exs_fault.sh"
+run pair 2 10800 "$pair" "$pair" &
 wait
 
 python3 - "$out" <<'EOF'

@@ -73,11 +73,13 @@ ended_within() {
 streaming() {
 	local pkts i
 	pkts=$(exs_rdma_pkts)
-	for ((i = 0; i < 300; i++)); do
+	# a loaded CI machine may take a while to set the connection up
+	for ((i = 0; i < 1200; i++)); do
 		[ $(($(exs_rdma_pkts) - pkts)) -gt 2000 ] && return 0
-		kill -0 "${EXS_PIDS[-1]}" 2>/dev/null || return 1
+		kill -0 "${EXS_PIDS[-1]}" 2>/dev/null || break
 		sleep 0.1
 	done
+	echo "# not streaming after $((i / 10)) s: $(exs_stat_line)"
 	return 1
 }
 

@@ -139,6 +139,11 @@ exs_rdma_stat() {
 		     END { print n + 0 }'
 }
 
+# exs_stat_line: the non-zero counters on one line, for a failure's detail
+exs_stat_line() {
+	awk '$2 != 0 { printf "%s %s ", $1, $2 }' /proc/net/exs_stat 2>/dev/null
+}
+
 # exs_rdma_pkts: packets the host's RDMA devices sent and received so far
 exs_rdma_pkts() {
 	exs_rdma_stat sent_pkts rcvd_pkts

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The socket API and the data path over RDMA on one host: a Soft-RoCE
+# device on a dummy link loops every AF_EXS connection to the host's own
+# address back over RDMA, and exs_sockapi and exs_stream (-R) require that
+# every AF_EXS pair stayed on RDMA and answered as TCP would.  make check
+# runs it on the debug kernel, where it puts the RDMA data path under KASAN,
+# lockdep and kmemleak in one boot (exs_pair.sh does the same between two
+# hosts on the stock kernels).  EXS_PAIR_SCALE=N: 1/N of the bulk bytes.
+
+. "$(dirname "$0")/lib.sh"
+
+addr4=10.0.9.1
+addr6=fd09::1
+
+exs_tap_begin "AF_EXS over a looped-back RDMA device"
+exs_loaded || exs_skip_all af_exs "module not loaded"
+exs_rxe_loop exsrl0 $addr4 || exs_skip_all "RDMA loop" "no Soft-RoCE device"
+ip -6 addr add $addr6/64 dev exsrl0 nodad
+# the blackhole the connect-timeout cases need, as exs_local.sh's
+ip link add exs-blackhole type dummy 2>/dev/null
+ip addr add 192.0.2.1/24 dev exs-blackhole 2>/dev/null
+ip link set exs-blackhole up
+sysctl -qw net.exs.connect_timeout_ms=30000
+
+rdma=$(exs_stat ConnectRdma)
+api=0
+echo "# exs_sockapi over RDMA ($addr4, $addr6)"
+exs_sockapi -4 $addr4 -6 $addr6 -R || api=1
+echo "# exs_stream over RDMA ($addr4, $addr6)"
+exs_stream -4 $addr4 -6 $addr6 -R -S "${EXS_PAIR_SCALE:-1}" || api=1
+exs_check "the RDMA connections were counted ($(($(exs_stat ConnectRdma) - rdma)))" \
+	[ $(($(exs_stat ConnectRdma) - rdma)) -gt 0 ]
+
+ip link del exs-blackhole 2>/dev/null
+exs_rxe_loop_del exsrl0
+exs_check "the module unloads after the RDMA connections" \
+	exs_wait_until 60 rmmod af_exs
+exs_check "the module loads again" insmod "$EXS_MODULE"
+
+exs_tap_end && [ "$api" = 0 ]
