@@ -52,7 +52,7 @@ EXS_TEST_TIMEOUT=900 \
 rdma_xfer "ipv4 exs -> exs, 1 GiB each way at once" 21010 "$(kib 1048576)" \
 	"-x -m block -t 900" "-x -a $peer4 -m block -t 900"
 
-echo "# $host: $(awk '$2 != 0' /proc/net/exs_stat | tr '\n' ' ')"
+echo "# $host: $(exs_stat_line)"
 if [ "$host" = a ]; then
 	exs_check "a: every exs -> exs connect went RDMA and was counted" \
 		[ $(($(exs_stat ConnectRdma) - rdma)) -eq 205 ]
@@ -144,6 +144,15 @@ if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; 
 else
 	exs_skip "redis-server and redis-benchmark under exs-run" "redis not installed"
 fi
+
+# make bench's own program (tools/bench/exs_bench.c) reports the transport
+# that carried each figure: it must say RDMA here
+unmodified_run "exs_bench ping-pong, stream and requests over AF_EXS" \
+	"exs_bench -s -f exs -p 18002" \
+	"for w in pp stream rr; do
+		exs_bench -c $peer4 -p 18002 -f exs -w \$w -z 1024 -n 4 -t 1 |
+			grep -q '\"carrier\": \"rdma\"' || exit 1
+	 done" 18002
 
 if command -v curl >/dev/null; then
 	web=$share/www
