@@ -33,17 +33,19 @@ make -s tools && ./scripts/build-modules.sh $kernels > /dev/null || exit 2
 
 rm -rf "$out"
 mkdir -p "$out"
+# the guests see only what their command line exports
+guest="EXS_BENCH_REPS=${EXS_BENCH_REPS:-3} EXS_BENCH_SECONDS=${EXS_BENCH_SECONDS:-2}
+	EXS_BENCH_QUICK=${EXS_BENCH_QUICK:-0} tools/bench/bench-guest.sh"
 for k in $kernels; do
 	echo "# $k: booting two hosts, measuring (tens of minutes under TCG)"
 	./selftests/vm/exs-vm --kernel "$k" --hosts 2 --memory 2G --timeout 7200 \
-		--out "$out/$k" -- tools/bench/bench-guest.sh \
-		tools/bench/bench-guest.sh > "$out/$k.log" 2>&1 ||
+		--out "$out/$k" -- "$guest" "$guest" > "$out/$k.log" 2>&1 ||
 		echo "# $k: the run failed, see $out/$k.log"
 	tr '\r' '\n' < "$out/$k/a.log" | grep -E '^# ' || true
 done
 
 settings="reps=${EXS_BENCH_REPS:-3} seconds=${EXS_BENCH_SECONDS:-2}"
-[ "${EXS_BENCH_QUICK:-0}" = 1 ] && settings="quick: reps=1 seconds=1"
+[ "${EXS_BENCH_QUICK:-0}" = 1 ] && settings="$settings, the targets' sizes only"
 python3 tools/bench/report.py "$out" \
 	"commit=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo -dirty)" \
 	"date=$(date -u +%FT%TZ)" "settings=$settings" \

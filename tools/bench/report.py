@@ -19,6 +19,7 @@ and prints the ratios against their targets.
 import csv
 import glob
 import json
+import math
 import os
 import statistics
 import sys
@@ -52,6 +53,14 @@ def wrong_transport(f):
     return None
 
 
+def unreadable(f):
+    """perftest now and then prints inf for a latency."""
+    val = f.get(METRIC[f["workload"]][0])
+    if val is None or not math.isfinite(val) or val <= 0:
+        return "no finite figure (%s)" % val
+    return None
+
+
 def load(out):
     figures, dropped = [], []
     for path in sorted(glob.glob(os.path.join(out, "*", "results.jsonl"))):
@@ -60,7 +69,10 @@ def load(out):
             if not line:
                 continue
             f = json.loads(line)
-            why = f.get("error") or wrong_transport(f)
+            if "error" in f:
+                why = f["error"] or "the run failed and said nothing"
+            else:
+                why = wrong_transport(f) or unreadable(f)
             if why:
                 f["dropped"] = why
                 dropped.append(f)
