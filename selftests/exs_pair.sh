@@ -174,9 +174,7 @@ fi
 # RDMA connection (-R asserts that), and each answer must be TCP's.
 api=0
 if [ "$host" = a ]; then
-	ip link add exs-blackhole type dummy 2>/dev/null
-	ip addr add 192.0.2.1/24 dev exs-blackhole 2>/dev/null
-	ip link set exs-blackhole up
+	exs_blackhole
 	echo "# exs_sockapi over RDMA (10.0.0.1, fd00::1)"
 	exs_sockapi -4 10.0.0.1 -6 fd00::1 -R || api=1
 	echo "# exs_stream over RDMA (10.0.0.1, fd00::1)"

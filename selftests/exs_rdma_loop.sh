@@ -17,10 +17,7 @@ exs_tap_begin "AF_EXS over a looped-back RDMA device"
 exs_loaded || exs_skip_all af_exs "module not loaded"
 exs_rxe_loop exsrl0 $addr4 || exs_skip_all "RDMA loop" "no Soft-RoCE device"
 ip -6 addr add $addr6/64 dev exsrl0 nodad
-# the blackhole the connect-timeout cases need, as exs_local.sh's
-ip link add exs-blackhole type dummy 2>/dev/null
-ip addr add 192.0.2.1/24 dev exs-blackhole 2>/dev/null
-ip link set exs-blackhole up
+exs_blackhole
 sysctl -qw net.exs.connect_timeout_ms=30000
 
 rdma=$(exs_stat ConnectRdma)
@@ -32,7 +29,6 @@ exs_stream -4 $addr4 -6 $addr6 -R -S "${EXS_PAIR_SCALE:-1}" || api=1
 exs_check "the RDMA connections were counted ($(($(exs_stat ConnectRdma) - rdma)))" \
 	[ $(($(exs_stat ConnectRdma) - rdma)) -gt 0 ]
 
-ip link del exs-blackhole 2>/dev/null
 exs_rxe_loop_del exsrl0
 exs_check "the module unloads after the RDMA connections" \
 	exs_wait_until 60 rmmod af_exs

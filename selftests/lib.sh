@@ -182,6 +182,14 @@ exs_rxe_loop_del() {
 	ip link del "$1" 2>/dev/null
 }
 
+# exs_blackhole: TEST-NET-1 behind a dummy device, where SYNs vanish, so a
+# connect there blocks (the connect-timeout and signal cases)
+exs_blackhole() {
+	ip link add exs-blackhole type dummy 2>/dev/null
+	ip addr add 192.0.2.1/24 dev exs-blackhole 2>/dev/null
+	ip link set exs-blackhole up
+}
+
 # Two hosts (exs-vm --hosts 2, $host and $share set) meet through files
 # in the shared directory: b says a server is ready, a says a client is
 # done.
