@@ -34,8 +34,9 @@ make -s tools && ./scripts/build-modules.sh $kernels > /dev/null || exit 2
 rm -rf "$out"
 mkdir -p "$out"
 # the guests see only what their command line exports
-guest="EXS_BENCH_REPS=${EXS_BENCH_REPS:-3} EXS_BENCH_SECONDS=${EXS_BENCH_SECONDS:-2}
-	EXS_BENCH_QUICK=${EXS_BENCH_QUICK:-0} tools/bench/bench-guest.sh"
+guest="export EXS_BENCH_REPS=${EXS_BENCH_REPS:-3}"
+guest+=" EXS_BENCH_SECONDS=${EXS_BENCH_SECONDS:-2}"
+guest+=" EXS_BENCH_QUICK=${EXS_BENCH_QUICK:-0}; tools/bench/bench-guest.sh"
 for k in $kernels; do
 	echo "# $k: booting two hosts, measuring (tens of minutes under TCG)"
 	./selftests/vm/exs-vm --kernel "$k" --hosts 2 --memory 2G --timeout 7200 \

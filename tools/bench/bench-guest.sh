@@ -62,8 +62,10 @@ if [ "$host" = b ]; then
 	while [ ! -e "$share/finished" ]; do
 		if [ -e "$share/cmd.$((n + 1))" ]; then
 			n=$((n + 1))
-			[ -n "$spid" ] && kill "$spid" 2>/dev/null
-			[ -n "$spid" ] && wait "$spid" 2>/dev/null
+			if [ -n "$spid" ]; then
+				kill "$spid" 2>/dev/null
+				wait "$spid" 2>/dev/null
+			fi
 			timeout 120 bash -c "$(cat "$share/cmd.$n")" \
 				> "$share/srv.$n.log" 2>&1 &
 			spid=$!
@@ -168,4 +170,4 @@ for ((rep = 1; rep <= reps; rep++)); do
 done
 touch "$share/finished"
 echo "# $(wc -l < "$results") figures in $results"
-echo "# af_exs: $(awk '$2 != 0 { printf "%s %s ", $1, $2 }' /proc/net/exs_stat)"
+echo "# af_exs: $(exs_stat_line)"

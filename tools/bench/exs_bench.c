@@ -271,13 +271,13 @@ static int dial(enum mode mode, unsigned int size)
  */
 static const char *carrier(int fd)
 {
+	int domain, exs_af = exs_family();
+	socklen_t len = sizeof(domain);
 	struct exs_info info;
-	socklen_t len = sizeof(int);
-	int domain;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len))
 		return "unknown";
-	if (domain != exs_family() || exs_family() < 0)
+	if (exs_af < 0 || domain != exs_af)
 		return domain == AF_INET || domain == AF_INET6 ? "tcp-socket" :
 		       "unknown";
 	len = sizeof(info);
