@@ -7,6 +7,12 @@
  *   exs_badpeer -a ADDR -p PORT -c CASE      exit 0: the server reacted
  *   exs_badpeer -l                           list the cases
  *
+ * Two more take another connection's ring, named in a file (-k FILE):
+ * "hold" connects correctly, writes its server ring's address and key
+ * there, and keeps the connection until the file is removed (exit 0: the
+ * server left it alone); "other-ring" writes into that ring through a
+ * connection of its own, with the key the server gave the other one.
+ *
  * REQ cases must be rejected (RDMA_CM_EVENT_REJECTED).  The others connect
  * as a correct client would (REQ, READY), then misbehave; the server must
  * end the connection: we see its DISCONNECTED event within -t seconds.
@@ -70,6 +76,7 @@ struct wire_msg {
 static struct {
 	const char *addr, *port;
 	const char *name;
+	const char *keyfile;
 	int timeout;
 } cfg = { .port = "23100", .timeout = 30 };
 
@@ -152,9 +159,9 @@ static void send_msg(uint8_t type, uint32_t cursor, size_t len)
 		die("ibv_post_send");
 }
 
-/* An RDMA write of @len bytes at @off into the server's ring. */
-static void write_ring(uint64_t off, uint32_t len, uint32_t rkey, bool imm,
-		       uint32_t imm_len)
+/* An RDMA write of @len bytes to the server's address @addr. */
+static void write_at(uint64_t addr, uint32_t len, uint32_t rkey, bool imm,
+		     uint32_t imm_len)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)ring, .length = len,
 			       .lkey = mr->lkey };
@@ -163,12 +170,18 @@ static void write_ring(uint64_t off, uint32_t len, uint32_t rkey, bool imm,
 		.opcode = imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE,
 		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htobe32(imm_len),
-		.wr.rdma = { .remote_addr = be64toh(rep.ring_addr) + off,
-			     .rkey = rkey },
+		.wr.rdma = { .remote_addr = addr, .rkey = rkey },
 	}, *bad;
 
 	if (ibv_post_send(id->qp, &wr, &bad))
 		die("ibv_post_send");
+}
+
+/* ...at @off into the server's ring of this connection */
+static void write_ring(uint64_t off, uint32_t len, uint32_t rkey, bool imm,
+		       uint32_t imm_len)
+{
+	write_at(be64toh(rep.ring_addr) + off, len, rkey, imm, imm_len);
 }
 
 /* The REQ a correct client would send. */
@@ -381,12 +394,70 @@ static void no_imm(uint32_t rkey, uint32_t rlen)
 	send_msg(WIRE_DATA, rlen + 4096, 8);
 }
 
+/* "hold": publish this connection's server ring, keep the connection
+ * until the file goes; it must not end before
+ */
+static void hold(uint32_t rkey, uint32_t rlen)
+{
+	time_t end = time(NULL) + cfg.timeout;
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", cfg.keyfile);
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%llu %u\n",
+			  (unsigned long long)be64toh(rep.ring_addr),
+			  rkey) < 0 || fclose(f) || rename(tmp, cfg.keyfile))
+		die(cfg.keyfile);
+	while (time(NULL) < end && !access(cfg.keyfile, F_OK)) {
+		struct rdma_cm_event *ev = next_event(1);
+		struct ibv_wc wc;
+
+		if (ev) {
+			enum rdma_cm_event_type t = ev->event;
+
+			rdma_ack_cm_event(ev);
+			if (t == RDMA_CM_EVENT_DISCONNECTED) {
+				fprintf(stderr, "exs_badpeer: the held connection ended\n");
+				exit(1);
+			}
+		}
+		while (ibv_poll_cq(cq, 1, &wc) > 0)
+			if (wc.status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "exs_badpeer: held: %s\n",
+					ibv_wc_status_str(wc.status));
+				exit(1);
+			}
+	}
+	if (!access(cfg.keyfile, F_OK)) {
+		fprintf(stderr, "exs_badpeer: held: %s still there after %d s\n",
+			cfg.keyfile, cfg.timeout);
+		exit(1);
+	}
+	rdma_disconnect(id);
+	exit(0);
+}
+
+/* "other-ring": the held connection's ring, through this connection */
+static void other_ring(uint32_t rkey, uint32_t rlen)
+{
+	unsigned long long addr;
+	unsigned int key;
+	FILE *f = fopen(cfg.keyfile, "r");
+
+	if (!f || fscanf(f, "%llu %u", &addr, &key) != 2)
+		die(cfg.keyfile);
+	fclose(f);
+	write_at(addr, 4096, key, false, 0);
+}
+
 struct bad_case {
 	const char *name;
 	const char *what;
 	void (*req)(struct wire_req *q, size_t *len);
 	void (*run)(uint32_t rkey, uint32_t rlen);
 	bool own_ready;		/* @run sends our READY */
+	bool keyfile;		/* needs -k: not in -l's list */
 };
 
 #define REQ(n, f, w)	{ .name = n, .what = w, .req = f }
@@ -420,6 +491,10 @@ static const struct bad_case cases[] = {
 	RUN("abort-cursor", abort_cursor, "ABORT with a cursor"),
 	RUN("data-no-write", data_no_write, "a DATA message with no write before it"),
 	RUN("no-imm", no_imm, "an RDMA write without immediate data, then DATA"),
+	{ .name = "hold", .what = "a correct connection, held open",
+	  .run = hold, .keyfile = true },
+	{ .name = "other-ring", .what = "a write into another connection's ring with its key",
+	  .run = other_ring, .keyfile = true },
 };
 
 static const struct bad_case *find_case(const char *name)
@@ -431,7 +506,7 @@ static const struct bad_case *find_case(const char *name)
 }
 
 static const char usage[] =
-	"exs_badpeer -a ADDR [-p PORT] -c CASE [-t S] | -l";
+	"exs_badpeer -a ADDR [-p PORT] -c CASE [-k FILE] [-t S] | -l";
 
 int main(int argc, char **argv)
 {
@@ -450,7 +525,7 @@ int main(int argc, char **argv)
 	size_t len;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:p:c:t:l")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:c:k:t:l")) != -1) {
 		switch (opt) {
 		case 'a':
 			cfg.addr = optarg;
@@ -461,12 +536,17 @@ int main(int argc, char **argv)
 		case 'c':
 			cfg.name = optarg;
 			break;
+		case 'k':
+			cfg.keyfile = optarg;
+			break;
 		case 't':
 			cfg.timeout = atoi(optarg);
 			break;
 		case 'l':
 			for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-				printf("%s\t%s\n", cases[i].name, cases[i].what);
+				if (!cases[i].keyfile)
+					printf("%s\t%s\n", cases[i].name,
+					       cases[i].what);
 			return 0;
 		default:
 			fprintf(stderr, "usage: %s\n", usage);
@@ -474,8 +554,8 @@ int main(int argc, char **argv)
 		}
 	}
 	c = cfg.name ? find_case(cfg.name) : NULL;
-	if (!cfg.addr || !c) {
-		fprintf(stderr, "exs_badpeer: -a ADDR and a known -c CASE\n");
+	if (!cfg.addr || !c || (c->keyfile && !cfg.keyfile)) {
+		fprintf(stderr, "exs_badpeer: -a ADDR and a known -c CASE (and -k it needs)\n");
 		return 2;
 	}
 	if (getaddrinfo(cfg.addr, cfg.port, &hints, &ai))

@@ -5,8 +5,9 @@
 # wrongly from userspace verbs, one case per connection.  Every bad
 # request is rejected and counted; every misbehaving connection is ended
 # by the server and counted as a protocol error, whether AF_EXS parsed the
-# fault or the device refused it (a write outside the ring); meanwhile a
-# correct RDMA connection on the same device moves checked bytes untouched.
+# fault or the device refused it (a write outside the ring, or into another
+# connection's ring); meanwhile a correct RDMA connection on the same device
+# moves checked bytes untouched.
 #
 #   exs-vm -- selftests/exs_badpeer.sh
 
@@ -69,6 +70,25 @@ while read -r name what; do
 		exs_check "$name: counted as a protocol error" [ "$err" -ge 1 ] ;;
 	esac
 done < <(exs_badpeer -l)
+
+# A peer reaches its own connection's ring only: a write into another
+# connection's ring, with the very key the server gave that one, is
+# refused by the device (each connection has a protection domain of its
+# own) and ends the writer's connection; the one that holds the ring goes on.
+keyfile=$EXS_TMP/held-ring
+exs_bg exs_badpeer -a $addr -p $port -c hold -k "$keyfile" -t 120
+held=${EXS_PIDS[-1]}
+if exs_wait_file "$keyfile" 60; then
+	before_err=$(exs_stat ProtocolErrors)
+	exs_run "a write into another connection's ring, with its key (other-ring): the server ends it" \
+		exs_badpeer -a $addr -p $port -c other-ring -k "$keyfile" -t 60
+	err=$(($(exs_stat ProtocolErrors) - before_err))
+	exs_check "other-ring: counted as a protocol error" [ "$err" -ge 1 ]
+else
+	exs_fail "other-ring" "the connection to aim at never came up"
+fi
+rm -f "$keyfile"
+exs_check "the connection whose ring it aimed at was left alone" wait "$held"
 
 exs_check "the correct connection beside them moved its bytes intact" \
 	wait "$bystander"

@@ -65,7 +65,7 @@ no_sockets "$name"
 
 # --- 2. churn ----------------------------------------------------------------
 name="churn: 4 clients, $rounds rounds each"
-snap ConnectRdma AcceptRdma
+snap ConnectRdma AcceptRdma RdmaAborts
 pair_xfer "$name" 24002 "-x -c 4 -r $rounds -e exs -n 4096 -t 900" \
 	"-x -a $peer4 -c 4 -r $rounds -e exs -n 4096 -t 900"
 if [ "$host" = a ]; then
@@ -76,6 +76,9 @@ else
 	exs_wait_file "$share/done.churn" 600
 fi
 no_sockets "$name"
+# each side closed after the last byte: orderly ends, never aborts, even
+# when one side's teardown runs before the other's FIN arrives
+counted "$name" RdmaAborts 0
 
 # --- 3. a full backlog ---------------------------------------------------------
 # Backlog 2, accepts held off 10 s, 8 clients sending at once.  TCP itself

@@ -147,9 +147,9 @@ fi
 
 # make bench's own program (tools/bench/exs_bench.c) reports the transport
 # that carried each figure: it must say RDMA here
-unmodified_run "exs_bench ping-pong, stream and requests over AF_EXS" \
+unmodified_run "exs_bench ping-pong, stream, requests and connect loop over AF_EXS" \
 	"exs_bench -s -f exs -p 18002" \
-	"for w in pp stream rr; do
+	"for w in pp stream rr conn; do
 		exs_bench -c $peer4 -p 18002 -f exs -w \$w -z 1024 -n 4 -t 1 |
 			grep -q '\"carrier\": \"rdma\"' || exit 1
 	 done" 18002

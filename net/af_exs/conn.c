@@ -123,7 +123,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 
 static void exs_conn_free(struct exs_conn *conn)
 {
-	WARN_ON_ONCE(conn->qp || conn->dev);
+	WARN_ON_ONCE(conn->qp || conn->pd || conn->dev);
 	if (conn->rbuf)
 		free_pages((unsigned long)conn->rbuf, get_order(conn->rsize));
 	if (conn->tbuf)
@@ -160,7 +160,8 @@ static int exs_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
 }
 
 /* The ring is registered for remote write through a fast-registration MR
- * of its own, so the peer can reach these pages and nothing else; the
+ * of its own in the connection's own PD, so the peer can reach these
+ * pages and nothing else, through this QP and no other; the
  * registration work request is posted once the QP can send (READY tells
  * the peer it has completed, see exs_conn_established()).
  */
@@ -181,7 +182,7 @@ static int exs_conn_map_ring(struct exs_conn *conn)
 	if (!ib_dma_map_sg(ibdev, &conn->rsg, 1, DMA_BIDIRECTIONAL))
 		return -ENOMEM;
 
-	conn->mr = ib_alloc_mr(conn->dev->pd, IB_MR_TYPE_MEM_REG,
+	conn->mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
 			       conn->rsize >> PAGE_SHIFT);
 	if (IS_ERR(conn->mr)) {
 		int err = PTR_ERR(conn->mr);
@@ -216,8 +217,8 @@ static void exs_ring_sync_for_cpu(struct exs_conn *conn, u32 cursor, u32 len)
 	}
 }
 
-/* Queue pair on the device's shared PD and on CQs from the device's CQ
- * pool; receives are posted before the connection exists, so the first
+/* Queue pair on a PD of its own and on CQs from the device's CQ pool;
+ * receives are posted before the connection exists, so the first
  * message can never find the queue empty.
  */
 int exs_conn_create_qp(struct exs_conn *conn)
@@ -234,6 +235,15 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	spin_lock_bh(&conn->dev->lock);
 	list_add(&conn->dev_node, &conn->dev->conns);
 	spin_unlock_bh(&conn->dev->lock);
+
+	if (exs_fail_alloc(sizeof(*conn->pd)))
+		return -ENOMEM;
+	conn->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(conn->pd)) {
+		err = PTR_ERR(conn->pd);
+		conn->pd = NULL;
+		return err;
+	}
 
 	err = exs_conn_map_ring(conn);
 	if (err)
@@ -283,7 +293,7 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	attr.qp_context = conn;
 	if (exs_fail_alloc(sizeof(attr)))
 		return -ENOMEM;
-	err = rdma_create_qp(id, conn->dev->pd, &attr);
+	err = rdma_create_qp(id, conn->pd, &attr);
 	if (err)
 		return err;
 	conn->qp = id->qp;
@@ -296,7 +306,7 @@ int exs_conn_create_qp(struct exs_conn *conn)
 
 		slot->sge.addr = conn->rx_msgs_dma + i * sizeof(*conn->rx_msgs);
 		slot->sge.length = sizeof(*conn->rx_msgs);
-		slot->sge.lkey = conn->dev->pd->local_dma_lkey;
+		slot->sge.lkey = conn->pd->local_dma_lkey;
 		err = exs_post_recv(conn, slot);
 		if (err)
 			return err;
@@ -335,7 +345,8 @@ static struct exs_tx_slot *exs_tx_slot_get(struct exs_conn *conn)
 	if (conn->sq_head - conn->sq_tail >= EXS_SQ_DEPTH)
 		return NULL;
 	slot = &conn->tx[conn->sq_head % EXS_SQ_DEPTH];
-	conn->sq_head++;
+	slot->seq = conn->sq_head++;
+	slot->end = conn->tposted;
 	return slot;
 }
 
@@ -426,6 +437,8 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 	if (err) {
 		conn->sq_head--;
 		__exs_conn_abort(conn, -ECONNRESET, false);
+	} else if (wr->send_flags & IB_SEND_SIGNALED) {
+		conn->sq_signaled = conn->sq_head;
 	}
 	return err;
 }
@@ -459,7 +472,7 @@ static int exs_conn_send_ctrl(struct exs_conn *conn,
 	conn->tx_msg.cursor = cpu_to_be32(cursor);
 	sge.addr = (uintptr_t)&conn->tx_msg;
 	sge.length = sizeof(conn->tx_msg);
-	sge.lkey = conn->dev->pd->local_dma_lkey;
+	sge.lkey = conn->pd->local_dma_lkey;
 	if (exs_post_send(conn, &wr))
 		return -ECONNRESET;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSOUT);
@@ -495,8 +508,11 @@ void exs_conn_credit(struct exs_conn *conn)
  */
 void exs_conn_probe(struct exs_conn *conn)
 {
-	/* before our READY, a CREDIT would break the protocol */
-	if (conn->ready_sent && conn->sq_head == conn->sq_tail)
+	/* before our READY, a CREDIT would break the protocol; a signaled
+	 * request last in the queue will tell
+	 */
+	if (conn->ready_sent && (conn->sq_head == conn->sq_tail ||
+				 conn->sq_signaled != conn->sq_head))
 		exs_conn_send_ctrl(conn, EXS_MSG_CREDIT, conn->racked);
 }
 
@@ -511,6 +527,29 @@ u32 exs_conn_tx_free(const struct exs_conn *conn)
 	return used >= conn->tsize ? 0 : conn->tsize - used;
 }
 
+/* May the socket copy more now?  If not, the next room that frees up
+ * wakes it (exs_conn_write_space()).  Called under conn->lock.
+ */
+bool exs_conn_tx_room(struct exs_conn *conn)
+{
+	if (conn->peer_ready && exs_conn_tx_free(conn))
+		return true;
+	conn->tx_wanted = true;
+	return false;
+}
+
+/* Room came back: wake only a sender or poller that found none, as TCP's
+ * sk_stream_write_space() does, so that a task asleep in recv() is not
+ * woken by every completed write.  Called under conn->lock.
+ */
+static void exs_conn_write_space(struct exs_conn *conn)
+{
+	if (conn->tx_wanted) {
+		conn->tx_wanted = false;
+		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
+	}
+}
+
 static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 			  bool last, __be32 imm)
 {
@@ -519,13 +558,12 @@ static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 	struct ib_sge sge = {
 		.addr	= conn->tdma + off,
 		.length	= len,
-		.lkey	= conn->dev->pd->local_dma_lkey,
+		.lkey	= conn->pd->local_dma_lkey,
 	};
 	struct ib_rdma_wr wr = {
 		.wr = {
 			.opcode		= last ? IB_WR_RDMA_WRITE_WITH_IMM :
 						 IB_WR_RDMA_WRITE,
-			.send_flags	= IB_SEND_SIGNALED,
 			.sg_list	= &sge,
 			.num_sge	= 1,
 			.ex.imm_data	= imm,
@@ -537,6 +575,9 @@ static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 	slot->kind = EXS_TX_DATA;
 	slot->end = cursor + len;
 	wr.wr.wr_cqe = &slot->cqe;
+	if (exs_signal_due(!conn->nodelay, slot->seq - conn->sq_signaled,
+			   slot->end - conn->tdone, conn->tsize))
+		wr.wr.send_flags |= IB_SEND_SIGNALED;
 	if (len <= conn->inline_max) {
 		sge.addr = (uintptr_t)conn->tbuf + off;
 		wr.wr.send_flags |= IB_SEND_INLINE;
@@ -563,8 +604,13 @@ void exs_conn_tx_push(struct exs_conn *conn)
 	if (conn->state != EXS_CONN_ESTABLISHED || !conn->peer_ready)
 		return;
 
-	if (pending && (conn->hold || (!conn->nodelay &&
-				       conn->tdone != conn->tposted)) &&
+	/* Nagle waits only for a completion that will come: writes made
+	 * under TCP_NODELAY, which may since have been turned off, were
+	 * unsignaled
+	 */
+	if (pending && (conn->hold ||
+			(!conn->nodelay && conn->tdone != conn->tposted &&
+			 conn->sq_signaled == conn->sq_head)) &&
 	    pending < gather && !conn->shut_wr)
 		pending = 0;
 
@@ -609,16 +655,16 @@ void exs_conn_tx_push(struct exs_conn *conn)
 		conn->fin_sent = true;
 }
 
-/* Tell the owner-to-be the connection is up, once.  A passive connection
- * is up only when the connector's READY came too: a connector that failed
- * after the CM handshake (its send buffer, say) falls back to TCP, and
- * accept() must not hand out the RDMA connection it abandoned.  Called
- * under conn->lock.
+/* Tell the owner-to-be the connection is up, once: established, and the
+ * peer's READY came (its ring is registered).  So connect() returns, as
+ * TCP's does, on a socket that can send at once; and accept() never hands
+ * out a connection whose connector failed after the CM handshake (its
+ * send buffer, say) and fell back to TCP.  Called under conn->lock.
  */
 static void exs_conn_announce(struct exs_conn *conn)
 {
 	if (conn->announced || conn->state != EXS_CONN_ESTABLISHED ||
-	    (conn->passive && !conn->peer_ready))
+	    !conn->peer_ready)
 		return;
 	conn->announced = true;
 	if (conn->on_connect)
@@ -734,8 +780,12 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		ib_drain_qp(conn->qp);
 
 	spin_lock_bh(&conn->lock);
-	/* the peer's FIN came first: an orderly end, else a reset */
-	if (conn->fin_rcvd)
+	/* An orderly end when the peer's FIN came first, or when a closed
+	 * socket's own FIN was delivered (it wants nothing more: TCP's
+	 * FIN_WAIT_2 ends with the peer's FIN or its timer, never as an
+	 * abort); else a reset.
+	 */
+	if (conn->fin_rcvd || (conn->orphan && conn->fin_acked))
 		conn->state = EXS_CONN_CLOSED;
 	else if (conn->state != EXS_CONN_CLOSED)
 		exs_conn_close_err(conn, -ECONNRESET);
@@ -769,6 +819,9 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		if (conn->tdma)
 			ib_dma_unmap_single(ibdev, conn->tdma, conn->tsize,
 					    DMA_TO_DEVICE);
+		/* after the QP and the MR that live in it */
+		if (conn->pd)
+			ib_dealloc_pd(conn->pd);
 		spin_lock_bh(&conn->dev->lock);
 		list_del_init(&conn->dev_node);
 		spin_unlock_bh(&conn->dev->lock);
@@ -776,6 +829,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		conn->dev = NULL;
 	}
 	conn->mr = NULL;
+	conn->pd = NULL;
 	conn->scq = NULL;
 	conn->rcq = NULL;
 }
@@ -808,7 +862,7 @@ static void exs_conn_hw_work(struct work_struct *work)
 }
 
 /* One timer, three deadlines: an RDMA attempt that is still connecting,
- * an accepted one whose connector never said READY, and a closed socket's
+ * an established one whose peer never said READY, and a closed socket's
  * last bytes.  Anything else it finds has moved on.
  */
 static void exs_conn_timeout_work(struct work_struct *work)
@@ -922,19 +976,22 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct exs_conn *conn = slot->conn;
 
 	spin_lock(&conn->lock);
-	conn->sq_tail++;
+	conn->sq_tail = slot->seq + 1;	/* and the unsignaled before it */
 	if (wc->status != IB_WC_SUCCESS) {
 		exs_wc_failed(conn, wc, false);
 		spin_unlock(&conn->lock);
 		return;
 	}
 	conn->last_heard = jiffies;	/* the peer's device acked it */
-	if (slot->kind == EXS_TX_DATA) {
+	if (conn->fin_sent && conn->sq_head == conn->sq_tail)
+		conn->fin_acked = true;
+	/* a DATA message may follow its write with the older cursor */
+	if ((s32)(slot->end - conn->tdone) > 0) {
 		conn->tdone = slot->end;
-		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
-	} else if (exs_conn_tx_finished(conn)) {
-		exs_conn_wake(conn, EPOLLOUT);	/* a lingering close */
+		exs_conn_write_space(conn);
 	}
+	if (slot->kind != EXS_TX_DATA && exs_conn_tx_finished(conn))
+		exs_conn_wake(conn, EPOLLOUT);	/* a lingering close */
 	if (conn->credit_owed)
 		exs_conn_credit(conn);
 	exs_conn_tx_push(conn);
@@ -1002,7 +1059,7 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 			return -EPROTO;
 		conn->tcredit = cursor;
 		exs_conn_tx_push(conn);
-		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
+		exs_conn_write_space(conn);
 		return 0;
 	case EXS_MSG_FIN:
 		if (conn->fin_rcvd || cursor != conn->rprod)

@@ -39,10 +39,9 @@
 #define EXS_RETRY_COUNT		6
 #define EXS_RNR_RETRY_COUNT	7
 
-/* One rdma-capable device: the protection domain its connections share. */
+/* One rdma-capable device and the connections on it. */
 struct exs_dev {
 	struct ib_device	*ibdev;
-	struct ib_pd		*pd;
 	refcount_t		ref;		/* conns + 1 while registered */
 	struct completion	released;
 	spinlock_t		lock;		/* conns, dying */
@@ -90,7 +89,8 @@ struct exs_listener {
 struct exs_tx_slot {
 	struct ib_cqe		cqe;
 	struct exs_conn		*conn;
-	u32			end;		/* producer cursor after a write */
+	u32			seq;		/* sq_head when it was posted */
+	u32			end;		/* bytes posted, this one included */
 	u8			kind;		/* enum exs_tx_kind */
 };
 
@@ -107,6 +107,10 @@ struct exs_conn {
 	struct net		*net;
 	struct exs_dev		*dev;
 	struct rdma_cm_id	*id;
+	/* A protection domain of its own: the ring's key is valid on this
+	 * QP alone, so no other connection's peer can reach the ring.
+	 */
+	struct ib_pd		*pd;
 	struct ib_qp		*qp;
 	struct ib_cq		*scq, *rcq;
 	struct list_head	dev_node;	/* exs_dev.conns */
@@ -121,10 +125,12 @@ struct exs_conn {
 	bool			peer_ready;
 	bool			announced;	/* on_connect told it is up */
 	bool			fin_sent;
+	bool			fin_acked;	/* ...and in the peer's ring */
 	bool			fin_rcvd;
 	bool			shut_wr;	/* FIN wanted once data is out */
 	bool			peer_low;	/* sender asked for credits */
 	bool			credit_owed;	/* no send slot when due */
+	bool			tx_wanted;	/* a sender or poller found no room */
 	bool			nodelay;	/* TCP_NODELAY: never gather */
 	bool			hold;		/* TCP_CORK or MSG_MORE: gather */
 	u16			inline_max;	/* writes this small go inline */
@@ -171,8 +177,12 @@ struct exs_conn {
 	u32			tcredit;	/* peer's consumer cursor */
 	u64			tx_bytes;	/* copied from the user, in all */
 
+	/* Requests complete in order, and a completion (only the signaled
+	 * ones have any) retires its request and every one before it.
+	 */
 	struct exs_tx_slot	tx[EXS_SQ_DEPTH];
 	u32			sq_head, sq_tail;
+	u32			sq_signaled;	/* sq_head after the last signaled */
 	struct exs_rx_slot	rx[EXS_RQ_DEPTH];
 	struct exs_wire_msg	*rx_msgs;	/* one per rx slot, DMA mapped */
 	u64			rx_msgs_dma;
@@ -204,6 +214,7 @@ void exs_conn_report_err(struct exs_conn *conn);
 void exs_wake(struct exs_sock *exs, __poll_t mask);
 void exs_conn_tx_push(struct exs_conn *conn);
 void exs_conn_credit(struct exs_conn *conn);
+bool exs_conn_tx_room(struct exs_conn *conn);
 void exs_conn_probe(struct exs_conn *conn);
 void exs_conn_shut_wr(struct exs_conn *conn);
 bool exs_conn_tx_finished(const struct exs_conn *conn);

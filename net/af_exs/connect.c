@@ -27,13 +27,19 @@
 #include "ring.h"
 #include "trace.h"
 
-/* rdma_cm told us how the attempt ended; under conn->lock */
+/* rdma_cm told us how the attempt ended; under conn->lock.  A connect()
+ * or poll asleep is woken here: the peer's READY, whose arrival wakes the
+ * socket too, may have beaten this (it does, now and then, on 6.1), and
+ * the connect work that settles a socket nobody waits on wakes nobody.
+ */
 static void exs_connect_event(struct exs_conn *conn)
 {
 	struct exs_sock *exs = conn->owner;
 
-	if (exs)
-		queue_work(exs_wq, &exs->connect_work);
+	if (!exs)
+		return;
+	queue_work(exs_wq, &exs->connect_work);
+	exs_wake(exs, EPOLLOUT | EPOLLWRNORM);
 }
 
 static void exs_connect_fail(struct exs_conn *conn,
@@ -282,6 +288,9 @@ static void exs_connect_settle(struct exs_sock *exs)
 		return;
 	spin_lock_bh(&conn->lock);
 	state = conn->state;
+	/* up once the peer's READY came too (exs_conn_announce()) */
+	if (state == EXS_CONN_ESTABLISHED && !conn->announced)
+		state = EXS_CONN_CONNECTING;
 	reason = conn->reason;
 	transient = conn->transient;
 	/* from here an error is the socket's (exs_conn_report_err()) */
@@ -435,7 +444,8 @@ __poll_t exs_connect_poll(struct exs_sock *exs)
 	struct exs_conn *conn = READ_ONCE(exs->conn);
 
 	/* the connect work settles the socket; until then say what we know */
-	if (conn && READ_ONCE(conn->state) == EXS_CONN_ESTABLISHED)
+	if (conn && READ_ONCE(conn->state) == EXS_CONN_ESTABLISHED &&
+	    READ_ONCE(conn->announced))
 		return EPOLLOUT | EPOLLWRNORM;
 	return 0;
 }

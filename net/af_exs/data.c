@@ -88,9 +88,12 @@ static int exs_wait(struct exs_sock *exs, long *timeo, exs_wait_fn done,
 static bool exs_tx_ready(struct exs_sock *exs, u32 unused)
 {
 	struct exs_conn *conn = exs->conn;
+	bool ready;
 
-	return READ_ONCE(conn->state) != EXS_CONN_ESTABLISHED ||
-	       (READ_ONCE(conn->peer_ready) && exs_conn_tx_free(conn));
+	spin_lock_bh(&conn->lock);
+	ready = conn->state != EXS_CONN_ESTABLISHED || exs_conn_tx_room(conn);
+	spin_unlock_bh(&conn->lock);
+	return ready;
 }
 
 /* @prod: the producer cursor the reader last saw */
@@ -169,7 +172,7 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 			spin_unlock_bh(&conn->lock);
 			break;
 		}
-		free = conn->peer_ready ? exs_conn_tx_free(conn) : 0;
+		free = exs_conn_tx_room(conn) ? exs_conn_tx_free(conn) : 0;
 		cursor = conn->tcopied;
 		if (!free) {
 			/* what was copied may leave while we wait */
@@ -310,6 +313,8 @@ __poll_t exs_rdma_poll(struct exs_sock *exs)
 	if (conn->shut_wr || (conn->state == EXS_CONN_ESTABLISHED &&
 			      free >= conn->tsize / 8))
 		mask |= EPOLLOUT | EPOLLWRNORM;
+	else
+		conn->tx_wanted = true;	/* wake us when room comes */
 	if ((conn->fin_rcvd && conn->shut_wr) || shutdown == SHUTDOWN_MASK)
 		mask |= EPOLLHUP;
 	spin_unlock_bh(&conn->lock);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RDMA devices: an ib_client that gives each device one protection domain
- * for all AF_EXS connections on it, and ends those connections when the
- * device goes away.
+ * RDMA devices: an ib_client that keeps the list of AF_EXS connections on
+ * each device, and ends them when the device goes away.
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
@@ -48,13 +47,6 @@ static int exs_dev_add(struct ib_device *ibdev)
 	if (!dev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
-	dev->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(dev->pd)) {
-		int err = PTR_ERR(dev->pd);
-
-		kfree(dev);
-		return err;
-	}
 	refcount_set(&dev->ref, 1);
 	init_completion(&dev->released);
 	spin_lock_init(&dev->lock);
@@ -67,9 +59,9 @@ static int exs_dev_add(struct ib_device *ibdev)
 }
 
 /* Called before rdma_cm's own removal: end every connection on the device
- * (exs_conn_abort() only queues their teardown, which destroys the QPs
- * and cm_ids and drops their device references), wait for the last one,
- * then free the PD.
+ * (exs_conn_abort() only queues their teardown, which destroys the QPs,
+ * PDs and cm_ids and drops their device references), wait for the last
+ * one.
  */
 static void exs_dev_remove(struct ib_device *ibdev, void *data)
 {
@@ -88,7 +80,6 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 
 	exs_dev_put(dev);
 	wait_for_completion(&dev->released);
-	ib_dealloc_pd(dev->pd);
 	kfree(dev);
 }
 

@@ -88,4 +88,22 @@ static inline bool exs_window_low(u32 size, u32 free_after)
 	return free_after < (size >> EXS_WINDOW_LOW_SHIFT);
 }
 
+/* Sender side: which ring writes ask for a completion.  Every completion
+ * costs both hosts' CPUs (the device's completer, a softirq, our handler),
+ * so a write is unsignaled unless something waits on it: Nagle's "a write
+ * in flight" (@nagle) must end with a completion; at most
+ * EXS_SIGNAL_EVERY requests go unsignaled, so the send queue's slots come
+ * back; and bytes whose delivery is unknown stay under a quarter ring
+ * (@unknown: written since the last completed cursor, this write
+ * included), so the send buffer's space does.
+ */
+#define EXS_SIGNAL_EVERY	16
+
+static inline bool exs_signal_due(bool nagle, u32 unsignaled, u32 unknown,
+				  u32 size)
+{
+	return nagle || unsignaled + 1 >= EXS_SIGNAL_EVERY ||
+	       unknown >= (size >> EXS_WINDOW_LOW_SHIFT);
+}
+
 #endif /* __EXS_RING_H */

@@ -103,12 +103,29 @@ static void exs_ring_test_credit(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, exs_window_low(SZ, 0));
 }
 
+static void exs_ring_test_signal(struct kunit *test)
+{
+	/* a small write with TCP_NODELAY, nothing else outstanding: silent */
+	KUNIT_EXPECT_FALSE(test, exs_signal_due(false, 0, 16, SZ));
+	/* Nagle waits for a completion: always signaled */
+	KUNIT_EXPECT_TRUE(test, exs_signal_due(true, 0, 1, SZ));
+	/* the EXS_SIGNAL_EVERY-th request in a row */
+	KUNIT_EXPECT_FALSE(test, exs_signal_due(false, EXS_SIGNAL_EVERY - 2,
+						1, SZ));
+	KUNIT_EXPECT_TRUE(test, exs_signal_due(false, EXS_SIGNAL_EVERY - 1,
+					       1, SZ));
+	/* a quarter ring of bytes not known to be delivered */
+	KUNIT_EXPECT_FALSE(test, exs_signal_due(false, 0, SZ / 4 - 1, SZ));
+	KUNIT_EXPECT_TRUE(test, exs_signal_due(false, 0, SZ / 4, SZ));
+}
+
 static struct kunit_case exs_ring_test_cases[] = {
 	KUNIT_CASE(exs_ring_test_sizes),
 	KUNIT_CASE(exs_ring_test_used_free),
 	KUNIT_CASE(exs_ring_test_offsets),
 	KUNIT_CASE(exs_ring_test_cursor_advance),
 	KUNIT_CASE(exs_ring_test_credit),
+	KUNIT_CASE(exs_ring_test_signal),
 	{}
 };
 
