@@ -27,19 +27,15 @@
 #include "ring.h"
 #include "trace.h"
 
-/* rdma_cm told us how the attempt ended; under conn->lock.  A connect()
- * or poll asleep is woken here: the peer's READY, whose arrival wakes the
- * socket too, may have beaten this (it does, now and then, on 6.1), and
- * the connect work that settles a socket nobody waits on wakes nobody.
+/* rdma_cm told us how the attempt ended; under conn->lock.  The connect
+ * work settles the socket and wakes whoever waits (exs_connect_settle()).
  */
 static void exs_connect_event(struct exs_conn *conn)
 {
 	struct exs_sock *exs = conn->owner;
 
-	if (!exs)
-		return;
-	queue_work(exs_wq, &exs->connect_work);
-	exs_wake(exs, EPOLLOUT | EPOLLWRNORM);
+	if (exs)
+		queue_work(exs_wq, &exs->connect_work);
 }
 
 static void exs_connect_fail(struct exs_conn *conn,
@@ -308,6 +304,11 @@ static void exs_connect_settle(struct exs_sock *exs)
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_CONNECTRDMA);
 		trace_exs_connect(&conn->self, 0);
 		exs_watch_update(exs, sock_flag(&exs->sk, SOCK_KEEPOPEN));
+		/* Now, not at the peer's READY (which may come first, and
+		 * wakes a socket that is still connecting): a connect() or
+		 * poll woken earlier would find it unsettled and sleep on.
+		 */
+		exs_wake(exs, EPOLLOUT | EPOLLWRNORM);
 		return;
 	default:
 		break;
@@ -437,17 +438,6 @@ bool exs_settled_on_rdma(struct exs_sock *exs, bool nonblock)
 	exs_connect_wait(exs, nonblock ? O_NONBLOCK : 0, false);
 	release_sock(&exs->sk);
 	return exs_on_rdma(exs);
-}
-
-__poll_t exs_connect_poll(struct exs_sock *exs)
-{
-	struct exs_conn *conn = READ_ONCE(exs->conn);
-
-	/* the connect work settles the socket; until then say what we know */
-	if (conn && READ_ONCE(conn->state) == EXS_CONN_ESTABLISHED &&
-	    READ_ONCE(conn->announced))
-		return EPOLLOUT | EPOLLWRNORM;
-	return 0;
 }
 
 /* close() during connect: the attempt is abandoned, never merged. */

@@ -8,7 +8,6 @@
  */
 #include <linux/in.h>
 #include <linux/in6.h>
-#include <linux/sched/stat.h>
 #include <asm/ioctls.h>
 #include <linux/sockios.h>
 #include <linux/tcp.h>
@@ -26,11 +25,8 @@ typedef bool (*exs_wait_fn)(struct exs_sock *exs, u32 arg);
 
 /* EXS_BUSY_POLL: spin (socket lock dropped, so the other direction's
  * calls go on) on the cursors the completion handlers move, for up to
- * busy_poll_us, before paying for a sleep and a wakeup.  Real NICs
- * complete in softirq, which a spinning task does not hold off; but once
- * another task wants this CPU (rxe's worker on 6.12, the thread that
- * answers), spinning only delays what it waits for, so it sleeps
- * instead, as KVM's halt polling does.
+ * busy_poll_us, before paying for a sleep and a wakeup.  rxe and real
+ * NICs alike complete in softirq, which a spinning task does not hold off.
  */
 static bool exs_busy_wait(struct exs_sock *exs, exs_wait_fn done, u32 arg)
 {
@@ -48,14 +44,14 @@ static bool exs_busy_wait(struct exs_sock *exs, exs_wait_fn done, u32 arg)
 			break;
 		}
 		/* run completion work pending on this CPU (the CQ's
-		 * irq_poll, rxe's tasklets on 6.1) here and now
+		 * irq_poll, rxe's tasklets) here and now, and yield to
+		 * ksoftirqd if it needs the CPU, rather than stop spinning
 		 */
 		local_bh_disable();
 		local_bh_enable();
 		cond_resched();
 		cpu_relax();
-	} while (single_task_running() && !signal_pending(current) &&
-		 local_clock() < end);
+	} while (!signal_pending(current) && local_clock() < end);
 	lock_sock(&exs->sk);
 	if (hit)
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_BUSYPOLLHIT);

@@ -108,7 +108,6 @@ int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
 void exs_connect_cancel(struct exs_sock *exs);
 void exs_connect_work(struct work_struct *work);
 bool exs_settled_on_rdma(struct exs_sock *exs, bool nonblock);
-__poll_t exs_connect_poll(struct exs_sock *exs);
 
 /* accept.c */
 int exs_rdma_listen(struct exs_sock *exs);

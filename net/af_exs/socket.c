@@ -272,8 +272,11 @@ static __poll_t exs_poll(struct file *file, struct socket *sock,
 		sock_poll_wait(file, native, wait);
 		return exs_rdma_poll(exs);
 	case EXS_CS_CONNECTING:
+		/* nothing to report until the connect work settles the
+		 * socket (to RDMA or TCP), which then wakes the queue
+		 */
 		sock_poll_wait(file, native, wait);
-		return exs_connect_poll(exs);
+		return 0;
 	default:
 		mask = READ_ONCE(native->ops)->poll(file, native, wait);
 		if (exs->lsn && exs_rdma_accept_ready(exs))
