@@ -156,6 +156,9 @@ static int exs_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
 		.num_sge	= 1,
 	};
 
+	/* not behind ib_drain_qp()'s marker (see exs_post_send()) */
+	if (conn->qp_closing)
+		return 0;
 	return ib_post_recv(conn->qp, &wr, NULL);
 }
 
@@ -432,7 +435,17 @@ void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
  */
 static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 {
-	int err = ib_post_send(conn->qp, wr, NULL);
+	int err;
+
+	/* Nothing may follow ib_drain_qp()'s marker (a completion handler
+	 * returning credits while the teardown drains, say): its flush would
+	 * complete after the drain, on a connection about to be freed.
+	 */
+	if (conn->qp_closing) {
+		conn->sq_head--;
+		return -ESHUTDOWN;
+	}
+	err = ib_post_send(conn->qp, wr, NULL);
 
 	if (err) {
 		conn->sq_head--;
