@@ -208,13 +208,14 @@ static void good_req(struct wire_req *req, size_t *len)
 /* Wait for the server to end the connection: its DISCONNECTED event.  Our
  * own QP failing proves nothing (a write the server's device refused fails
  * here at once, whatever the server made of it), so completions are only
- * drained.  0 when it did in time.
+ * drained.  0 when it did, within -t seconds and while @until (a file) is
+ * there, if given.
  */
-static int await_end(void)
+static int await_end(const char *until)
 {
 	time_t end = time(NULL) + cfg.timeout;
 
-	while (time(NULL) < end) {
+	while (time(NULL) < end && (!until || !access(until, F_OK))) {
 		struct rdma_cm_event *ev = next_event(1);
 		struct ibv_wc wc;
 
@@ -399,7 +400,6 @@ static void no_imm(uint32_t rkey, uint32_t rlen)
  */
 static void hold(uint32_t rkey, uint32_t rlen)
 {
-	time_t end = time(NULL) + cfg.timeout;
 	char tmp[4096];
 	FILE *f;
 
@@ -409,25 +409,9 @@ static void hold(uint32_t rkey, uint32_t rlen)
 			  (unsigned long long)be64toh(rep.ring_addr),
 			  rkey) < 0 || fclose(f) || rename(tmp, cfg.keyfile))
 		die(cfg.keyfile);
-	while (time(NULL) < end && !access(cfg.keyfile, F_OK)) {
-		struct rdma_cm_event *ev = next_event(1);
-		struct ibv_wc wc;
-
-		if (ev) {
-			enum rdma_cm_event_type t = ev->event;
-
-			rdma_ack_cm_event(ev);
-			if (t == RDMA_CM_EVENT_DISCONNECTED) {
-				fprintf(stderr, "exs_badpeer: the held connection ended\n");
-				exit(1);
-			}
-		}
-		while (ibv_poll_cq(cq, 1, &wc) > 0)
-			if (wc.status != IBV_WC_SUCCESS) {
-				fprintf(stderr, "exs_badpeer: held: %s\n",
-					ibv_wc_status_str(wc.status));
-				exit(1);
-			}
+	if (!await_end(cfg.keyfile)) {
+		fprintf(stderr, "exs_badpeer: the held connection ended\n");
+		exit(1);
 	}
 	if (!access(cfg.keyfile, F_OK)) {
 		fprintf(stderr, "exs_badpeer: held: %s still there after %d s\n",
@@ -616,7 +600,7 @@ int main(int argc, char **argv)
 	if (!c->own_ready)
 		send_msg(WIRE_READY, 0, 8);
 	c->run(be32toh(rep.ring_rkey), be32toh(rep.ring_len));
-	if (await_end()) {
+	if (await_end(NULL)) {
 		fprintf(stderr, "exs_badpeer: %s: the server did not end the connection in %d s\n",
 			c->name, cfg.timeout);
 		return 1;

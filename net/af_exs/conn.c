@@ -540,15 +540,16 @@ u32 exs_conn_tx_free(const struct exs_conn *conn)
 	return used >= conn->tsize ? 0 : conn->tsize - used;
 }
 
-/* May the socket copy more now?  If not, the next room that frees up
- * wakes it (exs_conn_write_space()).  Called under conn->lock.
+/* What the socket may copy now; when nothing, the next room that frees
+ * up wakes it (exs_conn_write_space()).  Called under conn->lock.
  */
-bool exs_conn_tx_room(struct exs_conn *conn)
+u32 exs_conn_tx_room(struct exs_conn *conn)
 {
-	if (conn->peer_ready && exs_conn_tx_free(conn))
-		return true;
-	conn->tx_wanted = true;
-	return false;
+	u32 room = conn->peer_ready ? exs_conn_tx_free(conn) : 0;
+
+	if (!room)
+		conn->tx_wanted = true;
+	return room;
 }
 
 /* Room came back: wake only a sender or poller that found none, as TCP's

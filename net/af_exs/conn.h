@@ -214,7 +214,7 @@ void exs_conn_report_err(struct exs_conn *conn);
 void exs_wake(struct exs_sock *exs, __poll_t mask);
 void exs_conn_tx_push(struct exs_conn *conn);
 void exs_conn_credit(struct exs_conn *conn);
-bool exs_conn_tx_room(struct exs_conn *conn);
+u32 exs_conn_tx_room(struct exs_conn *conn);
 void exs_conn_probe(struct exs_conn *conn);
 void exs_conn_shut_wr(struct exs_conn *conn);
 bool exs_conn_tx_finished(const struct exs_conn *conn);

@@ -91,7 +91,8 @@ static bool exs_tx_ready(struct exs_sock *exs, u32 unused)
 	bool ready;
 
 	spin_lock_bh(&conn->lock);
-	ready = conn->state != EXS_CONN_ESTABLISHED || exs_conn_tx_room(conn);
+	ready = conn->state != EXS_CONN_ESTABLISHED ||
+		exs_conn_tx_room(conn) > 0;
 	spin_unlock_bh(&conn->lock);
 	return ready;
 }
@@ -172,7 +173,7 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 			spin_unlock_bh(&conn->lock);
 			break;
 		}
-		free = exs_conn_tx_room(conn) ? exs_conn_tx_free(conn) : 0;
+		free = exs_conn_tx_room(conn);
 		cursor = conn->tcopied;
 		if (!free) {
 			/* what was copied may leave while we wait */
@@ -313,7 +314,7 @@ __poll_t exs_rdma_poll(struct exs_sock *exs)
 	if (conn->shut_wr || (conn->state == EXS_CONN_ESTABLISHED &&
 			      free >= conn->tsize / 8))
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	else
+	else if (conn->state == EXS_CONN_ESTABLISHED)
 		conn->tx_wanted = true;	/* wake us when room comes */
 	if ((conn->fin_rcvd && conn->shut_wr) || shutdown == SHUTDOWN_MASK)
 		mask |= EPOLLHUP;
