@@ -308,6 +308,12 @@ static void overrun(uint32_t rkey, uint32_t rlen)
 	write_ring(0, 4096, rkey, true, rlen + 1);
 }
 
+/* the write carries more bytes than its immediate announces */
+static void short_imm(uint32_t rkey, uint32_t rlen)
+{
+	write_ring(0, 4096, rkey, true, 16);
+}
+
 static void zero_write(uint32_t rkey, uint32_t rlen)
 {
 	write_ring(0, 0, rkey, true, 0);
@@ -457,6 +463,7 @@ static const struct bad_case cases[] = {
 	REQ("req-port", req_port, "a REQ for a TCP port nobody listens on"),
 	REQ("req-mapped", req_mapped, "an IPv4 REQ with IPv6 addresses"),
 	RUN("overrun", overrun, "a write longer than the ring's free space"),
+	RUN("short-imm", short_imm, "a write longer than its immediate announces"),
 	RUN("zero-write", zero_write, "a write announcing zero bytes"),
 	RUN("outside-ring", outside_ring, "a write beyond the end of the server's ring"),
 	RUN("outside-ring-plain", outside_ring_plain,

@@ -1096,6 +1096,7 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 						struct exs_rx_slot, cqe);
 	struct exs_conn *conn = slot->conn;
 	int err = 0;
+	u32 imm;
 
 	spin_lock(&conn->lock);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -1113,9 +1114,13 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	conn->last_heard = jiffies;
 	switch (wc->opcode) {
 	case IB_WC_RECV_RDMA_WITH_IMM:
+		/* a message's last write carries its length: never more bytes
+		 * than that length says
+		 */
+		imm = be32_to_cpu(wc->ex.imm_data);
 		err = (wc->wc_flags & IB_WC_WITH_IMM) &&
-		      exs_rx_bytes(conn, be32_to_cpu(wc->ex.imm_data)) ?
-		      0 : -EPROTO;
+		      wc->byte_len <= (imm & EXS_IMM_LEN_MASK) &&
+		      exs_rx_bytes(conn, imm) ? 0 : -EPROTO;
 		break;
 	case IB_WC_RECV:
 		err = exs_rx_msg(conn, wc, slot);
