@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build (once) the debug kernel: Debian's linux-source-6.1 with virtme-ng's
 # minimal config plus kernel/debug.config (KUnit, KASAN, lockdep, kmemleak,
-# rxe, siw, SMC).  The build is cached under ~/.cache/af-exs/, keyed by the
-# source version and the config fragment, so it is rebuilt only when one of
-# them changes.  Prints the build tree's path.
+# rxe, siw, SMC); "debug-kernel.sh kcsan" builds its KCSAN variant
+# (kernel/kcsan.config over it: KCSAN excludes KASAN).  The build is cached
+# under ~/.cache/af-exs/, keyed by the source version and the config
+# fragments, so it is rebuilt only when one of them changes.  Prints the
+# build tree's path.
 set -eu
 top=$(readlink -f "$(dirname "$0")/..")
 # shellcheck source=selftests/vm/kernels.sh
@@ -12,8 +14,15 @@ top=$(readlink -f "$(dirname "$0")/..")
 cache=${EXS_CACHE:-$HOME/.cache/af-exs}
 tarball=/usr/src/linux-source-6.1.tar.xz
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-key=$( (echo "$srcver"; cat "$top/kernel/debug.config") | sha256sum | cut -c1-16)
-tree=$cache/debug-kernel-$key
+variant=${1:-}
+frags=("$top/kernel/debug.config")
+case $variant in
+"") ;;
+kcsan) frags+=("$top/kernel/kcsan.config") ;;
+*) echo "usage: $0 [kcsan]" >&2; exit 2 ;;
+esac
+key=$( (echo "$srcver"; cat "${frags[@]}") | sha256sum | cut -c1-16)
+tree=$cache/debug-kernel${variant:+-$variant}-$key
 
 if [ -e "$tree/.exs-built" ]; then
 	echo "$tree"
@@ -25,12 +34,20 @@ mkdir -p "$tree"
 tar -xJf "$tarball" -C "$tree" --strip-components=1
 cd "$tree"
 "$(exs_vng)" --kconfig >/dev/null
-./scripts/kconfig/merge_config.sh -m .config "$top/kernel/debug.config" >/dev/null
+./scripts/kconfig/merge_config.sh -m .config "${frags[@]}" >/dev/null
 make olddefconfig >/dev/null
-# every requested option must have survived olddefconfig
-missing=$(grep '^CONFIG_.*=y' "$top/kernel/debug.config" | while read -r opt; do
-	grep -qx "$opt" .config || echo "$opt"
-done)
+# every option as the last fragment that names it wants must have survived
+# olddefconfig
+missing=$(awk '/^CONFIG_[A-Z0-9_]+=/ { split($0, a, "="); want[a[1]] = $0 }
+	       /^# CONFIG_[A-Z0-9_]+ is not set/ { want[$2] = "n" }
+	       END { for (k in want) print k, want[k] }' "${frags[@]}" |
+	while read -r opt val; do
+		if [ "$val" = n ]; then
+			if grep -qx "$opt=[ym]" .config; then echo "$opt=n"; fi
+		elif ! grep -qx "$val" .config; then
+			echo "$val"
+		fi
+	done)
 if [ -n "$missing" ]; then
 	echo "debug-kernel: options not accepted: $missing" >&2
 	exit 1
