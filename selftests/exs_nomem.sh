@@ -102,14 +102,14 @@ exs_check "$name: the module unloads" rmmod af_exs
 exs_check "$name: and loads again" insmod "$EXS_MODULE"
 
 # --- 3. the tasks' own allocations ---------------------------------------------
-# Last, and only with EXS_NOMEM_TASKS=1: on the debug kernel it leaves the
-# rig's 9p root unusable (opens of its files fail with EINVAL from then
-# on), although the failing processes touch no 9p file once marked, and
-# also when they ran from a copy in tmpfs (loader and libraries too): what
-# breaks is the guest's 9p client.
+# Last, and only with EXS_NOMEM_TASKS=1: not yet reliable on the rig.  Run
+# outside a tmpfs of their own, the marked programs broke the guest's 9p
+# root (opens failing with EINVAL); inside one (below) that was not seen,
+# but the run stalled: ss, in sock_diag's module request, waited for a
+# modprobe helper that kept running for minutes.
 if [ "${EXS_NOMEM_TASKS:-0}" != 1 ]; then
 	exs_skip "failslab and fail_page_alloc fail the programs' allocations" \
-		"breaks the rig's 9p root (EXS_NOMEM_TASKS=1 runs it)"
+		"EXS_NOMEM_TASKS=1 runs it"
 	exs_tally faults $faults
 	exs_tap_end
 	exit $?
@@ -117,34 +117,45 @@ fi
 exs_rxe_loop exsnm0 $addr
 # Each round a fresh pair of processes marked to fail (exs_connect -F):
 # any call may fail, so an exit status is not judged; a corrupt byte or a
-# hang is.  They write nothing to 9p (the rig's root and share): its client
-# stops working for every process once a marked one's write to it failed,
-# so their tally goes to tmpfs first.
+# hang is.  They must not reach 9p (the rig's root, and the lower layer
+# of its /tmp) once marked: a clunk whose allocation fails makes 9p's
+# client drop a fid the server still holds, and every later open that
+# reuses it fails with EINVAL, for every process.  So they run in a tmpfs
+# of their own, loader and libraries included, and write there.
 name="failslab and fail_page_alloc fail the programs' allocations (2%)"
+jail=$EXS_TMP/failing
+mkdir -p "$jail"
+mount -t tmpfs exsnomem "$jail"
+cp "$(command -v exs_connect)" "$jail/"
+for lib in $(ldd "$jail/exs_connect" | grep -o '/[^ ]*'); do
+	cp "$lib" "$jail/"
+done
+failing=("$(ls "$jail"/ld-linux*)" --library-path "$jail" ./exs_connect -F)
 tally=$EXS_TALLY
-export EXS_TALLY=$EXS_TMP/failing.tally
+export EXS_TALLY=$jail/tally
 inject $dbg/failslab 2 tasks
 inject $dbg/fail_page_alloc 2 tasks
 hung=0 corrupt=0 ok=0
 for ((i = 0; i < rounds; i++)); do
 	p=$((port + 1 + i))
-	exs_connect -F -l -x -a $addr -p $p -n 262144 -t 60 \
-		> /dev/null 2> "$EXS_TMP/srv.err" &
+	(cd "$jail" && exec "${failing[@]}" -l -x -a $addr -p $p -n 262144 \
+		-t 60 > /dev/null 2> srv.err) &
 	srv=$!
 	exs_wait_listen $p 10
-	timeout -k 5 150 exs_connect -F -x -a $addr -p $p -n 262144 -t 60 \
-		> /dev/null 2> "$EXS_TMP/cli.err"
+	(cd "$jail" && exec timeout -k 5 150 "${failing[@]}" -x -a $addr -p $p \
+		-n 262144 -t 60 > /dev/null 2> cli.err)
 	rc=$?
 	[ $rc = 0 ] && ok=$((ok + 1))
 	[ $rc = 124 ] || [ $rc = 137 ] && hung=$((hung + 1))
 	timeout 150 tail --pid=$srv -f /dev/null || { hung=$((hung + 1)); kill -9 $srv; }
 	wait $srv 2>/dev/null
-	grep -hE 'differs|more than|EOF after' "$EXS_TMP/srv.err" "$EXS_TMP/cli.err" &&
+	grep -hE 'differs|more than|EOF after' "$jail/srv.err" "$jail/cli.err" &&
 		corrupt=$((corrupt + 1))
 done
 n=$(($(uninject $dbg/failslab) + $(uninject $dbg/fail_page_alloc)))
 EXS_TALLY=$tally
-[ -n "$EXS_TALLY" ] && cat "$EXS_TMP/failing.tally" >> "$EXS_TALLY" 2>/dev/null
+[ -n "$EXS_TALLY" ] && cat "$jail/tally" >> "$EXS_TALLY" 2>/dev/null
+umount "$jail"
 faults=$((faults + n))
 echo "# $name: $n faults, $ok of $rounds rounds completed"
 exs_check "$name: faults were injected" [ "$n" -gt 0 ]
