@@ -59,7 +59,9 @@ stop_injecting() {
 		[ -e $dbg/$d/probability ] && uninject $dbg/$d > /dev/null
 	done
 }
-trap 'stop_injecting; exs_rxe_loop_del exsnm0; exs_cleanup' EXIT
+# part 3's tmpfs comes off before exs_cleanup removes the directory it is on
+trap 'stop_injecting; umount "$EXS_TMP/failing" 2>/dev/null
+	exs_rxe_loop_del exsnm0; exs_cleanup' EXIT
 sysctl -qw net.exs.connect_timeout_ms=30000
 # a connection whose RDMA setup failed must not make the next one skip it
 sysctl -qw net.exs.neg_cache_ttl_ms=0 2>/dev/null
@@ -155,7 +157,6 @@ done
 n=$(($(uninject $dbg/failslab) + $(uninject $dbg/fail_page_alloc)))
 EXS_TALLY=$tally
 [ -n "$EXS_TALLY" ] && cat "$jail/tally" >> "$EXS_TALLY" 2>/dev/null
-umount "$jail"
 faults=$((faults + n))
 echo "# $name: $n faults, $ok of $rounds rounds completed"
 exs_check "$name: faults were injected" [ "$n" -gt 0 ]
