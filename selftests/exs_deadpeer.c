@@ -22,6 +22,9 @@
  *               first call to look takes the error)
  *   linger      close() with SO_LINGER 30 s on a full ring: returns 0
  *               (at once is right too: the ring holds every byte sent)
+ *   user-timeout blocking send into a full ring with TCP_USER_TIMEOUT
+ *               4 s: ETIMEDOUT within USER_TIMEOUT_BOUND of the death,
+ *               before the queue pair's retries (~20 s) would end it
  *
  * Exit status: 0 pass, 1 fail, 2 usage or setup.
  */
@@ -45,10 +48,17 @@
 
 #include "exs_family.h"
 
-enum { C_SEND, C_POLL, C_KEEPALIVE, C_RECV_SEND, C_LINGER, C_NR };
-static const char *const case_name[C_NR] = {
-	"send", "poll", "keepalive", "recv+send", "linger",
+enum {
+	C_SEND, C_POLL, C_KEEPALIVE, C_RECV_SEND, C_LINGER, C_USER_TIMEOUT,
+	C_NR
 };
+
+static const char *const case_name[C_NR] = {
+	"send", "poll", "keepalive", "recv+send", "linger", "user-timeout",
+};
+
+#define USER_TIMEOUT_MS		4000
+#define USER_TIMEOUT_BOUND	12.0	/* s after the death */
 
 static struct {
 	const char *addr, *dead_file;
@@ -58,6 +68,7 @@ static struct {
 
 static int exs_af = -1;
 static char buf[1 << 16];
+static double died;	/* when the test said the peer was gone */
 
 static void die(int code, const char *fmt, ...)
 {
@@ -173,6 +184,7 @@ static void *run_call(void *arg)
 	pthread_barrier_wait(&set);
 	switch (k->c) {
 	case C_SEND:
+	case C_USER_TIMEOUT:
 		while ((ret = send(k->fd, buf, sizeof(buf), 0)) > 0)
 			;
 		break;
@@ -214,6 +226,9 @@ static bool as_tcp(const struct call *k)
 	switch (k->c) {
 	case C_LINGER:
 		return k->ret == 0;
+	case C_USER_TIMEOUT:
+		return k->ret < 0 && k->err == ETIMEDOUT && died &&
+		       k->ended - died < USER_TIMEOUT_BOUND;
 	case C_RECV_SEND:
 		/* the other call took the error: EOF, or EPIPE for a send */
 		return (k->second && k->ret == 0) ||
@@ -246,6 +261,11 @@ static int run_client(void)
 			setint(k->fd, SOL_TCP, TCP_KEEPINTVL, 1);
 			setint(k->fd, SOL_TCP, TCP_KEEPCNT, 3);
 			break;
+		case C_USER_TIMEOUT:
+			setint(k->fd, SOL_TCP, TCP_USER_TIMEOUT,
+			       USER_TIMEOUT_MS);
+			fill(k->fd);
+			break;
 		default:	/* everything else waits on a full ring */
 			fill(k->fd);
 			break;
@@ -264,6 +284,8 @@ static int run_client(void)
 	for (;;) {
 		int left = 0;
 
+		if (!died && access(cfg.dead_file, F_OK) == 0)
+			died = now();
 		for (i = 0; i < n; i++)
 			left += !__atomic_load_n(&calls[i].done,
 						 __ATOMIC_ACQUIRE);
@@ -283,11 +305,11 @@ static int run_client(void)
 			fails++;
 			continue;
 		}
-		printf("%s %s%s: returned %d (%s) %.1f s after ready%s\n",
+		printf("%s %s%s: returned %d (%s) %.1f s after ready, %.1f s after the death%s\n",
 		       as_tcp(k) && !k->before_death ? "ok" : "not ok", name,
 		       who, k->ret, k->ret < 0 ? strerror(k->err) : "-",
-		       k->ended - start, k->before_death ? ", before the peer died" :
-		       "");
+		       k->ended - start, died ? k->ended - died : -1.0,
+		       k->before_death ? ", before the peer died" : "");
 		fails += !as_tcp(k) || k->before_death;
 	}
 	/* one of recv+send must have taken the error */

@@ -17,7 +17,8 @@
 #      a's busy connection fails with ETIMEDOUT, as TCP's would, within a
 #      bound; so do a blocked send, a POLLOUT poller and a keepalive recv
 #      on connections of their own, and a lingering close returns
-#      (exs_deadpeer); a's module unloads afterwards.
+#      (exs_deadpeer); with TCP_USER_TIMEOUT a send fails sooner; a's
+#      module unloads afterwards.
 #
 #   exs-vm --hosts 2 -- selftests/exs_fault.sh selftests/exs_fault.sh
 
@@ -59,6 +60,7 @@ ended_within() {
 	local pid=${EXS_PIDS[-1]}
 	if ! exs_wait_until "$2" gone "$pid"; then
 		exs_fail "$1" "still running after $2 s"
+		exs_dump_stuck "$pid"
 		kill "$pid"
 		return 1
 	fi
@@ -186,6 +188,7 @@ clean_end() {
 	local pid=${EXS_PIDS[-1]} err="$EXS_TMP/${1%%:*}.err"
 	if ! exs_wait_until "$2" gone "$pid"; then
 		exs_fail "$1" "still running after $2 s"
+		exs_dump_stuck "$pid"
 		kill "$pid"
 	elif wait "$pid"; then
 		exs_ok "$1 (completed, every byte intact)"
@@ -264,6 +267,7 @@ if [ "$host" = b ]; then
 fi
 
 await "$name.ready"
+stalls=$(exs_stat RdmaStalls)
 # every other kind of blocked call, on connections of its own (exs_deadpeer.c)
 exs_bg exs_deadpeer -a $peer4 -p 22008 -w "$share/$name.down" -t 200 \
 	> "$EXS_TMP/deadpeer.out" 2>&1
@@ -281,6 +285,8 @@ if streaming "$name"; then
 		grep -q 'timed out' "$EXS_TMP/$name.err"
 	exs_check "$name: a: blocked send, poll, recv and close returned as TCP's would" \
 		wait "${EXS_PIDS[-2]}"
+	exs_assert "$name: a: TCP_USER_TIMEOUT's send counted RdmaStalls" \
+		'[ "$(exs_stat RdmaStalls)" -gt "$stalls" ]'
 	sed 's/^/# /' "$EXS_TMP/deadpeer.out"
 else
 	say "$name.streaming"

@@ -86,6 +86,21 @@ exs_bg() {
 	EXS_PIDS+=($!)
 }
 
+# exs_dump_stuck PID: why a job is still running, as TAP comments: where
+# each of its threads sleeps in the kernel, the host's AF_EXS sockets and
+# the RDMA device's state (for a CI log that must explain a hang)
+exs_dump_stuck() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		echo "# task ${t##*/} ($(cat "$t/wchan" 2>/dev/null)):"
+		sed 's/^/#   /' "$t/stack" 2>/dev/null
+	done
+	exsconfig sockets 2>&1 | sed 's/^/# /'
+	rdma link show 2>&1 | sed 's/^/# /'
+	grep -vw 0 /proc/net/exs_stat 2>/dev/null | tr '\n' ' ' | sed 's/^/# /'
+	echo
+}
+
 exs_loaded() {
 	[ -r /sys/module/af_exs/parameters/family ]
 }

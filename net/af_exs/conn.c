@@ -430,11 +430,21 @@ void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 	spin_unlock_irqrestore(&conn->lock, flags);
 }
 
+/* A signaled request is posted and not yet completed: the peer's device
+ * owes an ack (unsignaled ones complete with the signaled after them).
+ * Called under conn->lock.
+ */
+bool exs_conn_awaits_ack(const struct exs_conn *conn)
+{
+	return (s32)(conn->sq_signaled - conn->sq_tail) > 0;
+}
+
 /* Sends are posted under conn->lock, so a failed post can give back the
  * slot it just took.
  */
 static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 {
+	bool awaited = exs_conn_awaits_ack(conn);
 	int err;
 
 	/* Nothing may follow ib_drain_qp()'s marker (a completion handler
@@ -451,6 +461,8 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 		conn->sq_head--;
 		__exs_conn_abort(conn, -ECONNRESET, false);
 	} else if (wr->send_flags & IB_SEND_SIGNALED) {
+		if (!awaited)
+			conn->last_acked = jiffies;
 		conn->sq_signaled = conn->sq_head;
 	}
 	return err;
@@ -527,6 +539,16 @@ void exs_conn_probe(struct exs_conn *conn)
 	if (conn->ready_sent && (conn->sq_head == conn->sq_tail ||
 				 conn->sq_signaled != conn->sq_head))
 		exs_conn_send_ctrl(conn, EXS_MSG_CREDIT, conn->racked);
+}
+
+/* A request waited for its ack longer than any retry takes (keepalive.c):
+ * end the connection as a dead peer's, ETIMEDOUT.  Called under
+ * conn->lock.
+ */
+void exs_conn_stalled(struct exs_conn *conn)
+{
+	EXS_INC_STATS(conn->net, EXS_MIB_STALLS);
+	__exs_conn_abort(conn, -ETIMEDOUT, false);
 }
 
 /* Bytes the sender may still copy: bounded by the peer's free ring space
@@ -706,6 +728,7 @@ void exs_conn_established(struct exs_conn *conn)
 		goto out;
 	conn->state = EXS_CONN_ESTABLISHED;
 	conn->last_heard = jiffies;
+	conn->last_acked = conn->last_heard;
 	exs_conn_announce(conn);
 	if (conn->state != EXS_CONN_ESTABLISHED)
 		goto out;
@@ -997,6 +1020,7 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	conn->last_heard = jiffies;	/* the peer's device acked it */
+	conn->last_acked = conn->last_heard;
 	if (conn->fin_sent && conn->sq_head == conn->sq_tail)
 		conn->fin_acked = true;
 	/* a DATA message may follow its write with the older cursor */

@@ -31,6 +31,11 @@
 #define EXS_SQ_DEPTH		64	/* send work requests in flight */
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
 #define EXS_PROBE_INTERVAL	HZ	/* a full peer ring is probed */
+/* A request unacknowledged this long (without TCP_USER_TIMEOUT) means the
+ * device lost its completion: a dead peer's retries end within ~20 s on
+ * rxe.
+ */
+#define EXS_STALL_TIMEOUT	(60 * HZ)
 /* Transport retries before a send fails with RETRY_EXC (ETIMEDOUT): what
  * bounds a dead peer.  Not 7: rxe reads 7 as "retry forever", as the spec
  * does only for RNR retries (those stay at 7: receives are reposted at
@@ -152,6 +157,11 @@ struct exs_conn {
 	struct delayed_work	timeout_work;	/* connect or close took too long */
 	struct delayed_work	watch_work;	/* is the peer alive? keepalive.c */
 	unsigned long		last_heard;	/* jiffies of its last completion */
+	/* jiffies of the last send completion, or of the first signaled
+	 * request posted after none awaited an ack: how long the send
+	 * queue has stood still (the peer's probes may still arrive)
+	 */
+	unsigned long		last_acked;
 	void			(*on_connect)(struct exs_conn *conn);
 
 	struct exs_wire_peer	self;		/* our TCP-level end */
@@ -216,6 +226,8 @@ void exs_conn_tx_push(struct exs_conn *conn);
 void exs_conn_credit(struct exs_conn *conn);
 u32 exs_conn_tx_room(struct exs_conn *conn);
 void exs_conn_probe(struct exs_conn *conn);
+bool exs_conn_awaits_ack(const struct exs_conn *conn);
+void exs_conn_stalled(struct exs_conn *conn);
 void exs_conn_shut_wr(struct exs_conn *conn);
 bool exs_conn_tx_finished(const struct exs_conn *conn);
 u32 exs_conn_tx_free(const struct exs_conn *conn);

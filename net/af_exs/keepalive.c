@@ -17,6 +17,13 @@
  * connection ends with ETIMEDOUT, as TCP's would.  Those retries, not
  * TCP_KEEPCNT, bound how long that takes.  A live peer's acknowledgment,
  * like every completion, counts as hearing from it (conn->last_heard).
+ *
+ * Those retries end in a completion, unless the device loses it: rxe, for
+ * one, can wedge a send queue for good after its link went down and up,
+ * while its receive side still takes the peer's probes.  So a send queue
+ * that stood still for TCP_USER_TIMEOUT (else EXS_STALL_TIMEOUT, well
+ * past the retries) with a request awaiting its ack ends the connection
+ * with ETIMEDOUT too, rather than leave its sender asleep forever.
  */
 #include <net/tcp.h>
 
@@ -38,19 +45,34 @@ static void exs_watch_arm(struct exs_conn *conn, unsigned long delay)
  */
 static unsigned long exs_watch_check(struct exs_conn *conn)
 {
+	struct exs_watch_in in = { .persist = EXS_PROBE_INTERVAL };
 	const struct tcp_sock *tp;
 	struct exs_watch_plan plan;
+	struct sock *nsk;
+	u32 user_timeout;
 
 	conn->persist = false;
 	if (conn->state != EXS_CONN_ESTABLISHED || !conn->owner)
 		return 0;
 	conn->persist = conn->peer_ready && !exs_conn_tx_free(conn);
-	tp = tcp_sk(conn->owner->native->sk);
-	plan = exs_watch_plan(jiffies - conn->last_heard, conn->persist,
-			      EXS_PROBE_INTERVAL, conn->keepalive,
-			      keepalive_time_when(tp),
-			      keepalive_intvl_when(tp));
-	if (plan.probe)
+	nsk = conn->owner->native->sk;
+	tp = tcp_sk(nsk);
+	/* TCP_USER_TIMEOUT, set on the native socket */
+	user_timeout = READ_ONCE(inet_csk(nsk)->icsk_user_timeout);
+
+	in.idle = jiffies - conn->last_heard;
+	in.full = conn->persist;
+	in.keepalive = conn->keepalive;
+	in.waiting = exs_conn_awaits_ack(conn);
+	in.unacked = jiffies - conn->last_acked;
+	in.keepidle = keepalive_time_when(tp);
+	in.intvl = keepalive_intvl_when(tp);
+	in.stall = user_timeout ? msecs_to_jiffies(user_timeout) :
+				  EXS_STALL_TIMEOUT;
+	plan = exs_watch_plan(&in);
+	if (plan.expire)
+		exs_conn_stalled(conn);
+	else if (plan.probe)
 		exs_conn_probe(conn);
 	return plan.next;
 }

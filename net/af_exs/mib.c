@@ -34,6 +34,7 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_MSGSOUT]	= "CtrlMsgsOut",
 	[EXS_MIB_MSGSIN]	= "CtrlMsgsIn",
 	[EXS_MIB_ABORTS]	= "RdmaAborts",
+	[EXS_MIB_STALLS]	= "RdmaStalls",
 	[EXS_MIB_DEVADDED]	= "DeviceAdded",
 	[EXS_MIB_DEVGONE]	= "DeviceGone",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_RDMA - 1]	= "FallbackNoRdma",

@@ -29,6 +29,7 @@ enum exs_mib_field {
 	EXS_MIB_MSGSOUT,	/* control messages sent */
 	EXS_MIB_MSGSIN,		/* control messages received */
 	EXS_MIB_ABORTS,		/* RDMA connections reset or failed */
+	EXS_MIB_STALLS,		/* ... of them, a request never acked */
 	EXS_MIB_DEVADDED,	/* RDMA devices that came (init_net) */
 	EXS_MIB_DEVGONE,	/* RDMA devices that went (init_net) */
 	/* one counter per enum exs_fallback_reason, in the same order */
