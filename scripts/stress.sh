@@ -18,7 +18,10 @@
 #
 # Results: build/stress/ (override with EXS_STRESS_OUT).  The sizes can be
 # scaled down for a quick look: EXS_FUZZ_CALLS, EXS_FUZZ_MSGS,
-# EXS_NETEM_BYTES, EXS_LOAD_CONNS, EXS_UNLOAD_ROUNDS, EXS_NOMEM_ROUNDS.
+# EXS_NETEM_BYTES, EXS_LOAD_CONNS, EXS_LOAD_REQS, EXS_UNLOAD_ROUNDS,
+# EXS_NOMEM_ROUNDS.  redis-benchmark makes EXS_LOAD_REQS (40) requests
+# per client: the debug kernel serves ~30 a second, and 200 per client
+# (make check's) at 64 clients outran the test's 300 s.
 set -u
 top=$(readlink -f "$(dirname "$0")/..")
 cd "$top" || exit 2
@@ -46,11 +49,12 @@ export EXS_FUZZ_CALLS=${EXS_FUZZ_CALLS:-1000000} \
 	EXS_FUZZ_MSGS=${EXS_FUZZ_MSGS:-100000} \
 	EXS_NETEM_BYTES=${EXS_NETEM_BYTES:-$((16 << 20))} \
 	EXS_LOAD_CONNS=${EXS_LOAD_CONNS:-1000} \
+	EXS_LOAD_REQS=${EXS_LOAD_REQS:-40} \
 	EXS_UNLOAD_ROUNDS=${EXS_UNLOAD_ROUNDS:-100} \
 	EXS_NOMEM_ROUNDS=${EXS_NOMEM_ROUNDS:-40}
 # the guests get the same sizes
 env="export $(for v in EXS_FUZZ_CALLS EXS_FUZZ_MSGS EXS_NETEM_BYTES \
-	EXS_LOAD_CONNS EXS_UNLOAD_ROUNDS EXS_NOMEM_ROUNDS; do
+	EXS_LOAD_CONNS EXS_LOAD_REQS EXS_UNLOAD_ROUNDS EXS_NOMEM_ROUNDS; do
 	printf '%s=%s ' $v "${!v}"; done)"
 
 # run NAME KERNEL HOSTS CPUS TIMEOUT CMD [CMD]: one boot of a debug kernel

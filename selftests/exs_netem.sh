@@ -6,7 +6,7 @@
 # checksummed transfer runs both ways over RDMA.  Every byte must arrive
 # intact, over RDMA still (SO_DOMAIN and the device's packet counters).
 #
-# EXS_NETEM_BYTES sets the size each way (16 MiB; make stress: 1 GiB).
+# EXS_NETEM_BYTES sets the size each way (16 MiB, as in make stress).
 #
 #   exs-vm --hosts 2 -- selftests/exs_netem.sh selftests/exs_netem.sh
 
