@@ -39,6 +39,8 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 static void exs_conn_hw_work(struct work_struct *work);
 static void exs_conn_timeout_work(struct work_struct *work);
+static void __exs_conn_abort(struct exs_conn *conn, int err,
+			     bool protocol_error);
 
 /* Wake whoever waits on an AF_EXS socket: its native socket's wait queue
  * is the one poll and epoll registered on (socket.c), and SIGIO goes
@@ -69,12 +71,24 @@ void exs_conn_wake(struct exs_conn *conn, __poll_t mask)
 /* rdma_cm events of an established connection, active or passive. */
 void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
 {
+	unsigned long flags;
+
 	switch (event) {
 	case RDMA_CM_EVENT_DISCONNECTED:
-		/* flush the CQs first: the teardown then tells EOF (the
-		 * peer's FIN came) from a reset
-		 */
-		exs_conn_queue_hw(conn);
+		spin_lock_irqsave(&conn->lock, flags);
+		if (!conn->announced)
+			/* before any socket had it (a connector that fell
+			 * back after the handshake): whoever waits for it,
+			 * a listener or connect(), must learn it ended, or
+			 * the connection and its listener are never freed
+			 */
+			__exs_conn_abort(conn, -ECONNRESET, false);
+		else
+			/* flush the CQs first: the teardown then tells EOF
+			 * (the peer's FIN came) from a reset
+			 */
+			exs_conn_queue_hw(conn);
+		spin_unlock_irqrestore(&conn->lock, flags);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		exs_conn_abort(conn, -ENETDOWN, false);
