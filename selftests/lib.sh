@@ -97,8 +97,7 @@ exs_dump_stuck() {
 	done
 	exsconfig sockets 2>&1 | sed 's/^/# /'
 	rdma link show 2>&1 | sed 's/^/# /'
-	grep -vw 0 /proc/net/exs_stat 2>/dev/null | tr '\n' ' ' | sed 's/^/# /'
-	echo
+	echo "# $(exs_stat_line)"
 }
 
 exs_loaded() {

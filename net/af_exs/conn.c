@@ -458,7 +458,6 @@ bool exs_conn_awaits_ack(const struct exs_conn *conn)
  */
 static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 {
-	bool awaited = exs_conn_awaits_ack(conn);
 	int err;
 
 	/* Nothing may follow ib_drain_qp()'s marker (a completion handler
@@ -475,7 +474,8 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 		conn->sq_head--;
 		__exs_conn_abort(conn, -ECONNRESET, false);
 	} else if (wr->send_flags & IB_SEND_SIGNALED) {
-		if (!awaited)
+		/* the first request to await an ack starts the clock */
+		if (!exs_conn_awaits_ack(conn))
 			conn->last_acked = jiffies;
 		conn->sq_signaled = conn->sq_head;
 	}
