@@ -68,30 +68,39 @@ run() {
 	echo "# $name: exit $?"
 }
 
-# The two boots run side by side (they share nothing).  One host: hostile
-# input, allocation failures, unload and load...
-run local "$dk" 1 1 10800 "$env; selftests/exs_fuzz.sh; selftests/exs_badpeer.sh;
-	selftests/exs_nomem.sh; selftests/exs_local.sh" &
-# ...two hosts: the pair suite (an eighth of its bytes: 128 MiB each way
-# took 300 s here), map and netlink, load, a bad link, then the faults (the
+# Three boots: two hosts (pair) for the whole run, beside one host
+# (local), then KCSAN's variant (kcsan) once local is done; they share
+# nothing.  Run one after the other, pair and kcsan took over two and a
+# half hours here.
+#
+# local: hostile input, allocation failures, unload and load.
+local_boots() {
+	run local "$dk" 1 1 10800 "$env; selftests/exs_fuzz.sh;
+		selftests/exs_badpeer.sh; selftests/exs_nomem.sh;
+		selftests/exs_local.sh"
+	# kcsan, with two CPUs (races need two): KUnit, the single-host
+	# suite, the fuzzers, the malicious peer and the data path over a
+	# looped-back RDMA device.  A race report naming AF_EXS counts as a
+	# kernel report; races elsewhere are kept in kcsan/a.kcsan-elsewhere.
+	# It watches one access in 400 (its default, 4000, saw nothing of
+	# AF_EXS in a run of these suites); its counters at the end show
+	# what it did.
+	run kcsan "$dkk" 1 2 10800 "$env;
+		echo 400 > /sys/module/kcsan/parameters/skip_watch;
+		selftests/kunit.sh; EXS_UNLOAD_ROUNDS=10 selftests/exs_local.sh;
+		EXS_FUZZ_CALLS=200000 EXS_FUZZ_MSGS=20000 selftests/exs_fuzz.sh;
+		selftests/exs_badpeer.sh; EXS_PAIR_SCALE=8 selftests/exs_rdma_loop.sh;
+		sed 's/^/# kcsan: /' /sys/kernel/debug/kcsan"
+}
+local_boots &
+# pair: the pair suite (an eighth of its bytes: 128 MiB each way took
+# 300 s here), map and netlink, load, a bad link, then the faults (the
 # last kills host b)
 pair="$env; EXS_PAIR_SCALE=8 selftests/exs_pair.sh; exs-vm-barrier pair;
 	selftests/exs_control.sh; exs-vm-barrier control; selftests/exs_load.sh;
 	selftests/exs_netem.sh; selftests/exs_fault.sh"
 run pair "$dk" 2 1 10800 "$pair" "$pair" &
 wait
-# ...then KCSAN's variant, with two CPUs (races need two): KUnit, the
-# single-host suite, the fuzzers, the malicious peer and the data path
-# over a looped-back RDMA device.  A race report naming AF_EXS counts as a
-# kernel report; races elsewhere are kept in kcsan/a.kcsan-elsewhere.
-# It watches one access in 400 (its default, 4000, saw nothing of AF_EXS
-# in a run of these suites); its counters at the end show what it did.
-run kcsan "$dkk" 1 2 10800 "$env;
-	echo 400 > /sys/module/kcsan/parameters/skip_watch; selftests/kunit.sh;
-	EXS_UNLOAD_ROUNDS=10 selftests/exs_local.sh;
-	EXS_FUZZ_CALLS=200000 EXS_FUZZ_MSGS=20000 selftests/exs_fuzz.sh;
-	selftests/exs_badpeer.sh; EXS_PAIR_SCALE=8 selftests/exs_rdma_loop.sh;
-	sed 's/^/# kcsan: /' /sys/kernel/debug/kcsan"
 
 python3 - "$out" <<'EOF'
 import glob, json, os, re, subprocess, sys
