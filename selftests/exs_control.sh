@@ -219,6 +219,30 @@ exs_check "inline_threshold 0 sends no write inline ($i0)" [ "$i0" = 0 ]
 exs_check "inline_threshold 64 sends the small writes inline ($i64)" \
 	[ "${i64:-0}" -ge 100 ]
 
+# ack_timeout: a connection set up while it is 14 runs both ends' queue
+# pairs with it, as the device reports (the dump's ack_timeout); at 0,
+# with the CM's own value
+ack_run() {
+	sysctl -qw net.exs.ack_timeout="$1"
+	exs-run python3 "$here/exs_echo.py" 10.0.0.1 "$2" 1 10 --while \
+		"exsconfig -j sockets > $EXS_TMP/ack.$2" >&2 || return 1
+	python3 -c 'import json, sys
+port = int(sys.argv[2])
+print(*(x.get("ack_timeout", "-") for x in json.load(open(sys.argv[1]))
+        if x["transport"] == "rdma" and port in (x["local_port"], x["peer_port"])))
+' "$EXS_TMP/ack.$2" "$2"
+}
+a14=$(ack_run 14 23024)
+a0=$(ack_run 0 23025)
+exs_check "ack_timeout 14: both ends' queue pairs run with it ($a14)" \
+	[ "$a14" = "14 14" ]
+exs_check "ack_timeout 0: both run with the CM's value ($a0)" \
+	python3 -c 'import sys
+v = sys.argv[1].split()
+sys.exit(not (len(v) == 2 and v[0] == v[1] and v[0] not in ("14", "0", "-")))' "$a0"
+exs_check "ack_timeout refuses 32" \
+	bash -c '! sysctl -qw net.exs.ack_timeout=32 2>/dev/null'
+
 # a socket that fell back shows in the dump with its reason
 exsconfig policy off
 exs_run "exsconfig sockets shows a fallback and its reason" \

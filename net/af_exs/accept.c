@@ -145,6 +145,7 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 				   conn->rsize);
 		id->context = conn;
 		conn->on_connect = exs_child_event;
+		exs_conn_set_ack_timeout(id, net);
 		err = rdma_accept(id, &param);
 		if (!err) {
 			/* the connector has this long to say READY */

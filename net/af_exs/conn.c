@@ -234,6 +234,18 @@ static void exs_ring_sync_for_cpu(struct exs_conn *conn, u32 cursor, u32 len)
 	}
 }
 
+/* net.exs.ack_timeout, if set, on a connection's CM id: before route
+ * resolution on the connecting side (RoCE derives the path's packet
+ * lifetime from it), before rdma_accept() on the accepting one.
+ */
+void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net)
+{
+	int timeout = READ_ONCE(exs_pernet(net)->cfg.ack_timeout);
+
+	if (timeout)
+		rdma_set_ack_timeout(id, timeout);
+}
+
 /* Queue pair on a PD of its own and on CQs from the device's CQ pool;
  * receives are posted before the connection exists, so the first
  * message can never find the queue empty.
@@ -736,6 +748,12 @@ void exs_conn_established(struct exs_conn *conn)
 		.key	= conn->mr->rkey,
 		.access	= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
 	};
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+
+	/* the timeout the QP runs with (CM's or net.exs.ack_timeout) */
+	if (!ib_query_qp(conn->qp, &attr, IB_QP_TIMEOUT, &init))
+		conn->ack_timeout = attr.timeout;
 
 	spin_lock_bh(&conn->lock);
 	if (conn->state != EXS_CONN_CONNECTING)

@@ -140,6 +140,7 @@ struct exs_conn {
 	bool			hold;		/* TCP_CORK or MSG_MORE: gather */
 	u16			inline_max;	/* writes this small go inline */
 	u8			credit_fraction; /* credit every 1/N ring */
+	u8			ack_timeout;	/* the QP's, as the device took it */
 	bool			orphan;		/* the socket is closed */
 	bool			torn_down;	/* handlers must not build more */
 	bool			qp_closing;	/* we flush the QP: flushes are ours */
@@ -209,6 +210,7 @@ void exs_dev_put(struct exs_dev *dev);
 /* conn.c */
 struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 				u32 rsize, u32 inline_max);
+void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net);
 int exs_conn_create_qp(struct exs_conn *conn);
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);

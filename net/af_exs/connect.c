@@ -229,6 +229,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	conn->id = id;
 	conn->owner = exs;
 	conn->on_connect = exs_connect_event;
+	exs_conn_set_ack_timeout(id, net);
 
 	/* the peer's RDMA address; the REQ carries its TCP one */
 	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&node,

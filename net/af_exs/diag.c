@@ -135,6 +135,9 @@ static int exs_diag_fill(struct sk_buff *skb, struct exs_sock *exs)
 	     nla_put_u64_64bit(skb, EXS_SOCK_BYTES_RECEIVED,
 			       info.exsi_bytes_received, EXS_SOCK_PAD)))
 		goto cancel;
+	if (exs_on_rdma(exs) &&
+	    nla_put_u8(skb, EXS_SOCK_ACK_TIMEOUT, exs->conn->ack_timeout))
+		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
 cancel:

@@ -15,8 +15,9 @@
  * A probe is a send the peer's device must acknowledge (exs_conn_probe()).
  * A dead peer never does: the QP's transport retries run out, and the
  * connection ends with ETIMEDOUT, as TCP's would.  Those retries, not
- * TCP_KEEPCNT, bound how long that takes.  A live peer's acknowledgment,
- * like every completion, counts as hearing from it (conn->last_heard).
+ * TCP_KEEPCNT, bound how long that takes (net.exs.ack_timeout paces
+ * them).  A live peer's acknowledgment, like every completion, counts as
+ * hearing from it (conn->last_heard).
  *
  * Those retries end in a completion, unless the device loses it: rxe, for
  * one, can wedge a send queue for good after its link went down and up,

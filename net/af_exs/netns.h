@@ -19,6 +19,7 @@ struct exs_settings {
 	int	busy_poll_us;		/* EXS_BUSY_POLL of a new socket */
 	int	inline_threshold;	/* EXS_INLINE of a new socket */
 	int	delayed_ack_fraction;	/* credits every 1/N of the ring */
+	int	ack_timeout;		/* the QPs' local ACK timeout; 0: CM's */
 };
 
 struct exs_map;

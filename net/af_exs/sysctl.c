@@ -17,6 +17,7 @@ static int exs_ring_max = EXS_RING_MAX;
 static int exs_busy_poll_max = EXS_BUSY_POLL_MAX;
 static int exs_inline_max = EXS_INLINE_MAX;
 static int exs_fraction_max = EXS_ACK_FRACTION_MAX;
+static int exs_ack_timeout_max = 31;	/* IB's 5-bit field */
 
 static struct ctl_table exs_sysctl_template[] = {
 	{
@@ -67,6 +68,14 @@ static struct ctl_table exs_sysctl_template[] = {
 		.extra1		= SYSCTL_ONE,
 		.extra2		= &exs_fraction_max,
 	},
+	{
+		.procname	= "ack_timeout",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &exs_ack_timeout_max,
+	},
 	{ }
 };
 
@@ -91,6 +100,7 @@ int exs_sysctl_net_init(struct net *net)
 	table[3].data = &en->cfg.busy_poll_us;
 	table[4].data = &en->cfg.inline_threshold;
 	table[5].data = &en->cfg.delayed_ack_fraction;
+	table[6].data = &en->cfg.ack_timeout;
 
 	en->sysctl = exs_register_net_sysctl(net, "net/exs", table,
 					     ARRAY_SIZE(exs_sysctl_template) - 1);

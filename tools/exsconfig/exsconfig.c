@@ -509,6 +509,10 @@ static int sock_attr_cb(const struct nlattr *attr, void *data)
 		json_object_set_new(o, "bytes_received",
 				    json_integer(mnl_attr_get_u64(attr)));
 		break;
+	case EXS_SOCK_ACK_TIMEOUT:
+		json_object_set_new(o, "ack_timeout",
+				    json_integer(mnl_attr_get_u8(attr)));
+		break;
 	default:
 		if (type < ARRAY_SIZE(u32_keys) && u32_keys[type])
 			json_object_set_new(o, u32_keys[type],
