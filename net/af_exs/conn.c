@@ -20,6 +20,7 @@
 #include "fault.h"
 #include "mib.h"
 #include "ring.h"
+#include "wc.h"
 #include "trace.h"
 
 /* Devices without immediate data (iWARP) would follow each ring write with
@@ -951,55 +952,32 @@ static void exs_conn_timeout_work(struct work_struct *work)
 	spin_unlock_bh(&conn->lock);
 }
 
-static int exs_wc_errno(const struct ib_wc *wc)
-{
-	return wc->status == IB_WC_RETRY_EXC_ERR ? -ETIMEDOUT : -ECONNRESET;
-}
-
-/* The device refused, for the peer's doing, what the peer sent us (on a
- * receive: a message longer than a receive, an opcode or key not allowed)
- * or what we wrote into the ring it advertised (on a send: the peer's
- * device answered with an error): a protocol error AF_EXS never parsed.
- * A local error on a send is our own side's (a link gone down, say).
- */
-static bool exs_wc_peer_fault(enum ib_wc_status status, bool recv)
-{
-	switch (status) {
-	case IB_WC_LOC_LEN_ERR:
-	case IB_WC_LOC_QP_OP_ERR:
-	case IB_WC_LOC_PROT_ERR:
-		return recv;
-	case IB_WC_REM_INV_REQ_ERR:
-	case IB_WC_REM_ACCESS_ERR:
-	case IB_WC_REM_OP_ERR:
-		return !recv;
-	default:
-		return false;
-	}
-}
-
-/* A failed work request, a receive if @recv.  A flush is our own
- * teardown's, unless we never began one on a connection that stands: then
- * the queue pair died under it, and on a device that reports its own
- * faults as QP events, that is the device refusing a peer's plain write
- * (outside the ring, a key not ours) with no receive to report it on.
+/* A failed work request, a receive if @recv (wc.h says what it means).
  * Called under conn->lock.
  */
 static void exs_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 			  bool recv)
 {
-	bool peer = exs_wc_peer_fault(wc->status, recv);
+	bool stands = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
+		      !conn->qp_closing;
 
 	lockdep_assert_held(&conn->lock);
-	if (wc->status == IB_WC_WR_FLUSH_ERR)
-		peer = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
-		       !conn->qp_closing;
-	if (peer)
+	switch (exs_wc_verdict(wc->status, recv, stands,
+			       conn->sq_head != conn->sq_tail)) {
+	case EXS_WC_IGNORE:
+		break;
+	case EXS_WC_TIMEDOUT:
+		__exs_conn_abort(conn, -ETIMEDOUT, false);
+		break;
+	case EXS_WC_RESET:
+		__exs_conn_abort(conn, -ECONNRESET, false);
+		break;
+	case EXS_WC_PEER_FAULT:
 		pr_warn_ratelimited("peer's request refused by the device (%s), connection reset\n",
 				    ib_wc_status_msg(wc->status));
-	if (wc->status != IB_WC_WR_FLUSH_ERR || peer)
-		__exs_conn_abort(conn, peer ? -ECONNRESET : exs_wc_errno(wc),
-				 peer);
+		__exs_conn_abort(conn, -ECONNRESET, true);
+		break;
+	}
 }
 
 /* The queue pair's own events, in whatever context the driver raises
