@@ -219,9 +219,9 @@ exs_check "inline_threshold 0 sends no write inline ($i0)" [ "$i0" = 0 ]
 exs_check "inline_threshold 64 sends the small writes inline ($i64)" \
 	[ "${i64:-0}" -ge 100 ]
 
-# ack_timeout: a connection set up while it is 14 runs both ends' queue
-# pairs with it, as the device reports (the dump's ack_timeout); at 0,
-# with the CM's own value
+# ack_timeout: a connection set up while it is 14 has both ends' queue
+# pairs set to it by the CM (the dump's ack_timeout); at 0, to the CM's
+# own value
 ack_run() {
 	sysctl -qw net.exs.ack_timeout="$1"
 	exs-run python3 "$here/exs_echo.py" 10.0.0.1 "$2" 1 10 --while \

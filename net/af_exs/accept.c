@@ -197,7 +197,7 @@ static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		return 0;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		exs_conn_established(conn);
+		exs_conn_established(conn, id);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:

@@ -734,10 +734,27 @@ static void exs_conn_announce(struct exs_conn *conn)
 		conn->on_connect(conn);
 }
 
+/* The ACK timeout the CM gave the QP at RTS (its own, or
+ * net.exs.ack_timeout), for the socket dump; 0 where it sets none
+ * (iWARP).  Asked of the CM, not the device: a device may sleep in its
+ * firmware to answer, and an aborted connection's QP can be destroyed
+ * under us, while @id lives as long as the CM handler that calls this.
+ */
+static u8 exs_conn_cm_ack_timeout(struct rdma_cm_id *id)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
+	int mask = 0;
+
+	if (rdma_init_qp_attr(id, &attr, &mask) || !(mask & IB_QP_TIMEOUT))
+		return 0;
+	return attr.timeout;
+}
+
 /* Both sides registered their rings before sending READY; a side writes
  * only after the peer's READY, so no write can race a registration.
+ * Called from @id's CM handler.
  */
-void exs_conn_established(struct exs_conn *conn)
+void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 {
 	struct exs_tx_slot *slot;
 	struct ib_reg_wr reg = {
@@ -749,17 +766,13 @@ void exs_conn_established(struct exs_conn *conn)
 		.key	= conn->mr->rkey,
 		.access	= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
 	};
-	struct ib_qp_init_attr init;
-	struct ib_qp_attr attr;
-
-	/* the timeout the QP runs with (CM's or net.exs.ack_timeout) */
-	if (!ib_query_qp(conn->qp, &attr, IB_QP_TIMEOUT, &init))
-		conn->ack_timeout = attr.timeout;
+	u8 ack_timeout = exs_conn_cm_ack_timeout(id);
 
 	spin_lock_bh(&conn->lock);
 	if (conn->state != EXS_CONN_CONNECTING)
 		goto out;
 	conn->state = EXS_CONN_ESTABLISHED;
+	conn->ack_timeout = ack_timeout;
 	conn->last_heard = jiffies;
 	conn->last_acked = conn->last_heard;
 	exs_conn_announce(conn);

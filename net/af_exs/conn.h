@@ -140,7 +140,7 @@ struct exs_conn {
 	bool			hold;		/* TCP_CORK or MSG_MORE: gather */
 	u16			inline_max;	/* writes this small go inline */
 	u8			credit_fraction; /* credit every 1/N ring */
-	u8			ack_timeout;	/* the QP's, as the device took it */
+	u8			ack_timeout;	/* the QP's, as the CM set it */
 	bool			orphan;		/* the socket is closed */
 	bool			torn_down;	/* handlers must not build more */
 	bool			qp_closing;	/* we flush the QP: flushes are ours */
@@ -214,7 +214,7 @@ void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net);
 int exs_conn_create_qp(struct exs_conn *conn);
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
-void exs_conn_established(struct exs_conn *conn);
+void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
 void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
 void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
 void exs_conn_orphan(struct exs_conn *conn, bool reset);

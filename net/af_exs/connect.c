@@ -77,6 +77,7 @@ static int exs_connect_route_resolved(struct exs_conn *conn)
 }
 
 static int exs_connect_established(struct exs_conn *conn,
+				   struct rdma_cm_id *id,
 				   const struct rdma_cm_event *ev)
 {
 	struct exs_wire_peer peer = {};
@@ -89,7 +90,7 @@ static int exs_connect_established(struct exs_conn *conn,
 	err = exs_conn_set_peer_ring(conn, &peer);
 	if (err)
 		return err;
-	exs_conn_established(conn);
+	exs_conn_established(conn, id);
 	return 0;
 }
 
@@ -139,7 +140,7 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 					 EXS_FALLBACK_NO_DEVICE);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		err = exs_connect_established(conn, ev);
+		err = exs_connect_established(conn, id, ev);
 		if (err)
 			exs_connect_fail(conn, err == -EPROTONOSUPPORT ?
 					 EXS_FALLBACK_VERSION :

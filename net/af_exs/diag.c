@@ -135,7 +135,7 @@ static int exs_diag_fill(struct sk_buff *skb, struct exs_sock *exs)
 	     nla_put_u64_64bit(skb, EXS_SOCK_BYTES_RECEIVED,
 			       info.exsi_bytes_received, EXS_SOCK_PAD)))
 		goto cancel;
-	if (exs_on_rdma(exs) &&
+	if (exs_on_rdma(exs) && exs->conn->ack_timeout &&
 	    nla_put_u8(skb, EXS_SOCK_ACK_TIMEOUT, exs->conn->ack_timeout))
 		goto cancel;
 	nla_nest_end(skb, nest);

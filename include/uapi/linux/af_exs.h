@@ -204,7 +204,7 @@ enum exs_sock_attr {
 	EXS_SOCK_BYTES_SENT,	/* u64 */
 	EXS_SOCK_BYTES_RECEIVED,
 	EXS_SOCK_PAD,
-	EXS_SOCK_ACK_TIMEOUT,	/* u8: RDMA only, the QP's (4.096 us << N) */
+	EXS_SOCK_ACK_TIMEOUT,	/* u8: the QP's, 4.096 us << N (not on iWARP) */
 	__EXS_SOCK_MAX,
 };
 
