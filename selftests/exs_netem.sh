@@ -24,15 +24,14 @@ modprobe -q sch_netem 2>/dev/null
 tc qdisc replace dev exs0 root netem loss 0% 2>/dev/null ||
 	exs_skip_all netem "no netem qdisc"
 tc qdisc del dev exs0 root
-trap 'tc qdisc del dev exs0 root 2>/dev/null;
-	sysctl -qw net.exs.ack_timeout=0; exs_cleanup' EXIT
-# a failed attempt must not send the next case to TCP
-sysctl -qw net.exs.neg_cache_ttl_ms=0
-# Resend a lost burst's tail after 134 ms (SMC-R's timeout), not the CM's
-# 2.1 s (6.1) or 0.5 s (6.12): under loss, those waits are most of a
-# transfer's time.  EXS_NETEM_ACK_TIMEOUT=0 keeps the CM's.
-sysctl -qw net.exs.ack_timeout="${EXS_NETEM_ACK_TIMEOUT:-15}"
-sysctl -qw net.exs.connect_timeout_ms=60000
+trap 'tc qdisc del dev exs0 root 2>/dev/null; exs_cleanup' EXIT
+# A failed attempt must not send the next case to TCP.  A lost burst's
+# tail is resent after 134 ms (SMC-R's timeout), not the CM's 2.1 s (6.1)
+# or 0.5 s (6.12): under loss, those waits are most of a transfer's time
+# (EXS_NETEM_ACK_TIMEOUT=0 keeps the CM's).  All three go back at the
+# end: the fault suite follows in make stress's boot.
+exs_sysctl net.exs.neg_cache_ttl_ms=0 net.exs.connect_timeout_ms=60000 \
+	net.exs.ack_timeout="${EXS_NETEM_ACK_TIMEOUT:-15}"
 secs=$((600 + bytes / 100000))	# generous: ~100 kB/s under emulation
 
 # The link turns bad once the connection stands: a lossy link may well

@@ -11,16 +11,32 @@ EXS_NFAIL=0
 EXS_NSKIP=0
 EXS_TMP=$(mktemp -d /tmp/exs-test.XXXXXX)
 EXS_PIDS=()
+EXS_SYSCTLS=()
 
 exs_cleanup() {
-	local p
+	local p i
 	for p in "${EXS_PIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	# newest first, so a name set twice ends with its first value
+	for ((i = ${#EXS_SYSCTLS[@]} - 1; i >= 0; i--)); do
+		sysctl -qw "${EXS_SYSCTLS[i]}" 2>/dev/null
+	done
 	rm -rf "$EXS_TMP"
 }
 trap exs_cleanup EXIT
+
+# exs_sysctl NAME=VALUE...: set sysctls for this suite only; exs_cleanup
+# puts back what was there, for the suite that follows in the same boot
+exs_sysctl() {
+	local kv old
+	for kv; do
+		old=$(sysctl -n "${kv%%=*}") || return 1
+		EXS_SYSCTLS+=("${kv%%=*}=$old")
+		sysctl -qw "$kv" || return 1
+	done
+}
 
 exs_tap_begin() {
 	echo "TAP version 13"
