@@ -4,13 +4,17 @@
  * host dies must return, with the errno TCP would give.
  *
  *   exs_deadpeer -l -p PORT             accept and hold connections, read
- *                                       and send nothing (the peer to kill)
- *   exs_deadpeer -a ADDR -p PORT -w FILE -t SECS
+ *                                       and send nothing (the peer to kill);
+ *                                       echo UDP datagrams on PORT
+ *   exs_deadpeer -a ADDR -p PORT -t SECS
  *
  * The client opens one RDMA connection per case, brings each call to the
  * point where it blocks, prints "ready" and waits.  The test then kills the
- * server's host, and creates FILE once it is gone; every call must return
- * after that (not before: the peer was alive) and within SECS:
+ * server's host.  The client learns when by itself, over the link, with no
+ * word from the dying host: it pings the server's UDP echo every
+ * PING_EVERY, and the peer died after its last echo.  Every call must
+ * return after that (not before: the peer was alive, and answered later)
+ * and within SECS:
  *
  *   send        blocking send into the peer's full ring: ETIMEDOUT
  *   poll        non-blocking sender polling POLLOUT on the full ring:
@@ -60,16 +64,19 @@ static const char *const case_name[C_NR] = {
 
 #define USER_TIMEOUT_MS		1000
 #define USER_TIMEOUT_BOUND	12.0	/* s after the death */
+#define PING_EVERY		0.05	/* s between the client's pings */
+#define SILENT			1.5	/* s without an echo: the peer is gone */
 
 static struct {
-	const char *addr, *dead_file;
+	const char *addr;
 	int port, timeout;
 	bool listen;
 } cfg = { .timeout = 180 };
 
 static int exs_af = -1;
 static char buf[1 << 16];
-static double died;	/* when the test said the peer was gone */
+static double last_echo;	/* when the peer last answered a ping */
+static double died;		/* its last echo, once it went silent */
 
 static void die(int code, const char *fmt, ...)
 {
@@ -97,6 +104,78 @@ static void setint(int fd, int level, int name, int val)
 		die(2, "setsockopt %d/%d: %s", level, name, strerror(errno));
 }
 
+static double get_last_echo(void)
+{
+	double t;
+
+	__atomic_load(&last_echo, &t, __ATOMIC_ACQUIRE);
+	return t;
+}
+
+/* The server's side of the pings: send each datagram back. */
+static void *echo(void *arg)
+{
+	int fd = *(int *)arg;
+	struct sockaddr_in from;
+	socklen_t len;
+	char b[16];
+	ssize_t n;
+
+	for (;;) {
+		len = sizeof(from);
+		n = recvfrom(fd, b, sizeof(b), 0, (struct sockaddr *)&from,
+			     &len);
+		if (n > 0)
+			sendto(fd, b, n, 0, (struct sockaddr *)&from, len);
+	}
+	return NULL;
+}
+
+/* The client's side: ping, and note when the last echo came. */
+static void *ping(void *arg)
+{
+	int fd = *(int *)arg;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char b[16] = "ping";
+
+	for (;;) {
+		double t;
+
+		send(fd, b, sizeof(b), 0);
+		while (poll(&pfd, 1, PING_EVERY * 1000) == 1)
+			if (recv(fd, b, sizeof(b), 0) > 0) {
+				t = now();
+				__atomic_store(&last_echo, &t,
+					       __ATOMIC_RELEASE);
+			}
+	}
+	return NULL;
+}
+
+/* A UDP socket on @port, bound (server) or connected to @addr (client),
+ * run by @fn in a thread of its own.
+ */
+static void udp_thread(const char *addr, void *(*fn)(void *))
+{
+	static int fd;	/* the thread's: one per process */
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(cfg.port),
+	};
+	pthread_t t;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		die(2, "UDP socket: %s", strerror(errno));
+	if (addr && inet_pton(AF_INET, addr, &sin.sin_addr) != 1)
+		die(2, "bad address %s", addr);
+	if (addr ? connect(fd, (struct sockaddr *)&sin, sizeof(sin)) :
+		   bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		die(2, "UDP bind/connect: %s", strerror(errno));
+	if (pthread_create(&t, NULL, fn, &fd))
+		die(2, "pthread_create");
+}
+
 static void serve(void)
 {
 	struct sockaddr_in sin = {
@@ -110,6 +189,7 @@ static void serve(void)
 	setint(lfd, SOL_SOCKET, SO_REUSEADDR, 1);
 	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 16))
 		die(2, "bind/listen: %s", strerror(errno));
+	udp_thread(NULL, echo);
 	/* hold every connection open, untouched, until the host dies */
 	for (;;)
 		if (accept(lfd, NULL, NULL) < 0 && errno != EINTR)
@@ -156,7 +236,7 @@ struct call {
 	int ret, err;
 	double ended;		/* when it returned, once done */
 	int done;
-	bool before_death;	/* returned while the peer was alive */
+	bool before_death;	/* the peer answered after it returned */
 };
 
 static pthread_barrier_t set;
@@ -165,11 +245,6 @@ static void ended(struct call *k, int ret)
 {
 	k->ret = ret;
 	k->err = ret < 0 ? errno : 0;
-	/* a lingering close may end at once: every byte is in the peer's
-	 * ring (acknowledged, as TCP would say), only the FIN was left
-	 */
-	k->before_death = k->c != C_LINGER &&
-			  access(cfg.dead_file, F_OK) != 0;
 	k->ended = now();
 	__atomic_store_n(&k->done, 1, __ATOMIC_RELEASE);
 }
@@ -228,7 +303,7 @@ static bool as_tcp(const struct call *k)
 	case C_LINGER:
 		return k->ret == 0;
 	case C_USER_TIMEOUT:
-		return k->ret < 0 && k->err == ETIMEDOUT && died &&
+		return k->ret < 0 && k->err == ETIMEDOUT &&
 		       k->ended - died < USER_TIMEOUT_BOUND;
 	case C_RECV_SEND:
 		/* the other call took the error: EOF, or EPIPE for a send */
@@ -245,8 +320,14 @@ static int run_client(void)
 	struct call calls[C_NR + 1] = {};
 	double start;
 	int i, fails = 0, n = C_NR + 1;
+	bool gone;
 
 	memset(buf, 0x5a, sizeof(buf));
+	udp_thread(cfg.addr, ping);
+	for (i = 0; i < 100 && !get_last_echo(); i++)
+		usleep(100000);
+	if (!get_last_echo())
+		die(2, "the peer does not echo UDP on port %d", cfg.port);
 	for (i = 0; i < n; i++) {
 		struct call *k = &calls[i];
 
@@ -285,8 +366,6 @@ static int run_client(void)
 	for (;;) {
 		int left = 0;
 
-		if (!died && access(cfg.dead_file, F_OK) == 0)
-			died = now();
 		for (i = 0; i < n; i++)
 			left += !__atomic_load_n(&calls[i].done,
 						 __ATOMIC_ACQUIRE);
@@ -294,6 +373,14 @@ static int run_client(void)
 			break;
 		usleep(100000);
 	}
+	/* a peer that still answers now was alive when the calls returned */
+	for (i = 0; i < 50 && now() - get_last_echo() < SILENT; i++)
+		usleep(100000);
+	died = get_last_echo();
+	gone = now() - died >= SILENT;
+	if (!gone)
+		printf("not ok the peer still answers pings\n");
+	fails += !gone;
 
 	for (i = 0; i < n; i++) {
 		struct call *k = &calls[i];
@@ -306,10 +393,17 @@ static int run_client(void)
 			fails++;
 			continue;
 		}
-		printf("%s %s%s: returned %d (%s) %.1f s after ready, %.1f s after the death%s\n",
+		/* an echo sent after the call returned: PING_EVERY is more
+		 * than its way back takes.  A lingering close may end at
+		 * once: every byte is in the peer's ring (acknowledged, as
+		 * TCP would say), only the FIN was left.
+		 */
+		k->before_death = k->c != C_LINGER &&
+				  k->ended < died - PING_EVERY;
+		printf("%s %s%s: returned %d (%s) %.1f s after ready, %.1f s after last echo%s\n",
 		       as_tcp(k) && !k->before_death ? "ok" : "not ok", name,
 		       who, k->ret, k->ret < 0 ? strerror(k->err) : "-",
-		       k->ended - start, died ? k->ended - died : -1.0,
+		       k->ended - start, k->ended - died,
 		       k->before_death ? ", before the peer died" : "");
 		fails += !as_tcp(k) || k->before_death;
 	}
@@ -329,7 +423,7 @@ int main(int argc, char *argv[])
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "la:p:w:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "la:p:t:")) != -1) {
 		switch (opt) {
 		case 'l':
 			cfg.listen = true;
@@ -340,22 +434,19 @@ int main(int argc, char *argv[])
 		case 'p':
 			cfg.port = atoi(optarg);
 			break;
-		case 'w':
-			cfg.dead_file = optarg;
-			break;
 		case 't':
 			cfg.timeout = atoi(optarg);
 			break;
 		default:
-			die(2, "usage: -l -p PORT | -a ADDR -p PORT -w FILE [-t SECS]");
+			die(2, "usage: -l -p PORT | -a ADDR -p PORT [-t SECS]");
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);	/* EPIPE is an answer, not a death */
 	exs_af = exs_family();
 	if (exs_af < 0)
 		die(2, "af_exs is not loaded");
-	if (!cfg.port || (!cfg.listen && (!cfg.addr || !cfg.dead_file)))
-		die(2, "usage: -l -p PORT | -a ADDR -p PORT -w FILE [-t SECS]");
+	if (!cfg.port || (!cfg.listen && !cfg.addr))
+		die(2, "usage: -l -p PORT | -a ADDR -p PORT [-t SECS]");
 	if (cfg.listen)
 		serve();
 	return run_client();

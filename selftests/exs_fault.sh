@@ -17,8 +17,9 @@
 #      a's busy connection fails with ETIMEDOUT, as TCP's would, within a
 #      bound; so do a blocked send, a POLLOUT poller and a keepalive recv
 #      on connections of their own, and a lingering close returns
-#      (exs_deadpeer); with TCP_USER_TIMEOUT a send fails sooner; a's
-#      module unloads afterwards.
+#      (exs_deadpeer, which tells when b died from b's last answer to its
+#      pings, not from anything b writes as it goes down); with
+#      TCP_USER_TIMEOUT a send fails sooner; a's module unloads afterwards.
 #
 #   exs-vm --hosts 2 -- selftests/exs_fault.sh selftests/exs_fault.sh
 
@@ -261,7 +262,6 @@ if [ "$host" = b ]; then
 	# record the outcome first: after this the kernel stops dead (QEMU
 	# runs with -no-reboot), sending nothing to a
 	exs-vm-finish "$rc" >/dev/null
-	say "$name.down"
 	echo b > /proc/sysrq-trigger
 	sleep 60	# not reached
 fi
@@ -269,7 +269,7 @@ fi
 await "$name.ready"
 stalls=$(exs_stat RdmaStalls)
 # every other kind of blocked call, on connections of its own (exs_deadpeer.c)
-exs_bg exs_deadpeer -a $peer4 -p 22008 -w "$share/$name.down" -t 200 \
+exs_bg exs_deadpeer -a $peer4 -p 22008 -t 200 \
 	> "$EXS_TMP/deadpeer.out" 2>&1
 exs_wait_until 120 grep -q ready "$EXS_TMP/deadpeer.out"
 # send only: one thread, so the error it reports is the connection's own
