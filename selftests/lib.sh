@@ -174,6 +174,23 @@ exs_stat_line() {
 	awk '$2 != 0 { printf "%s %s ", $1, $2 }' /proc/net/exs_stat 2>/dev/null
 }
 
+# exs_stat_save FILE, exs_stat_moved FILE: the counters (AF_EXS's and the
+# RDMA CM's) that moved since the save, on one line: when a case expected
+# RDMA and got TCP, this says which fallback reason was taken and whether
+# the CM had to resend (a lost MAD costs a retry of seconds)
+exs_stat_snapshot() {
+	cat /proc/net/exs_stat 2>/dev/null
+	grep -Hs . /sys/class/infiniband_cm/*/*/cm_tx_retries/* |
+		sed 's|^/sys/class/infiniband_cm/||; s|:| |'
+}
+exs_stat_save() {
+	exs_stat_snapshot > "$1"
+}
+exs_stat_moved() {
+	exs_stat_snapshot | awk 'NR == FNR { old[$1] = $2; next }
+		$2 != old[$1] { printf "%s +%d ", $1, $2 - old[$1] }' "$1" -
+}
+
 # exs_rdma_pkts: packets the host's RDMA devices sent and received so far
 exs_rdma_pkts() {
 	exs_rdma_stat sent_pkts rcvd_pkts
