@@ -243,6 +243,21 @@ sys.exit(not (len(v) == 2 and v[0] == v[1] and v[0] not in ("14", "0", "-")))' "
 exs_check "ack_timeout refuses 32" \
 	bash -c '! sysctl -qw net.exs.ack_timeout=32 2>/dev/null'
 
+# rdma_cm's port space follows TCP's.  With 64 ephemeral ports, 24 held
+# connections take 24 in TCP; the listeners after them get the others,
+# and each must listen for RDMA too: no rdma_cm id may hold a port that
+# TCP gives out (one that picked its own took a listener's, 1 in 3 here).
+range=$(sysctl -n net.ipv4.ip_local_port_range)
+exs_sysctl net.ipv4.ip_local_port_range="40000 40063"
+exs_stat_save "$EXS_TMP/ports.stat"
+exs_run "24 connections held, then 16 listeners on ephemeral ports" \
+	exs-run python3 "$here/exs_ports.py" 10.0.0.1 23026 24 16
+moved=$(exs_stat_moved "$EXS_TMP/ports.stat")
+sysctl -qw net.ipv4.ip_local_port_range="$range"
+exs_check "every listener listened for RDMA, every connect used it ($moved)" \
+	bash -c '[[ "$1" == *"ConnectRdma +40 "* && "$1" != *ListenTcpOnly* &&
+		   "$1" != *Fallback* ]]' - "$moved"
+
 # a socket that fell back shows in the dump with its reason
 exsconfig policy off
 exs_run "exsconfig sockets shows a fallback and its reason" \

@@ -213,7 +213,8 @@ static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 /* After the native listen() succeeded: listen for RDMA too, on the same
  * address and port.  Without a device, or if rdma_cm cannot take the
- * address, the listener serves TCP only; that is not an error.
+ * address, the listener serves TCP only; that is not an error, but the
+ * latter is counted (ListenTcpOnly): another rdma_cm user holds the port.
  */
 int exs_rdma_listen(struct exs_sock *exs)
 {
@@ -258,6 +259,7 @@ int exs_rdma_listen(struct exs_sock *exs)
 	return 0;
 
 err_id:
+	EXS_INC_STATS(net, EXS_MIB_LISTENTCPONLY);
 	rdma_destroy_id(id);
 err_free:
 	kfree(lsn);

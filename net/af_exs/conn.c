@@ -920,6 +920,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 static void exs_conn_hw_work(struct work_struct *work)
 {
 	struct exs_conn *conn = container_of(work, struct exs_conn, hw_work);
+	struct socket *native = NULL;
 	bool put_orphan;
 
 	if (!conn->torn_down && conn->id) {
@@ -936,7 +937,12 @@ static void exs_conn_hw_work(struct work_struct *work)
 	conn->hw_released = true;
 	put_orphan = conn->orphan && !conn->orphan_put;
 	conn->orphan_put |= put_orphan;
+	if (put_orphan)
+		swap(native, conn->native);
 	spin_unlock_bh(&conn->lock);
+	/* the cm_id is gone: TCP may give its port out again */
+	if (native)
+		sock_release(native);
 	if (put_orphan) {
 		cancel_delayed_work_sync(&conn->timeout_work);
 		exs_conn_put(conn);

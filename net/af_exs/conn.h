@@ -151,6 +151,10 @@ struct exs_conn {
 
 	/* the socket completions wake; NULL once it is closed */
 	struct exs_sock		*owner;
+	/* the closed socket's native one: it holds in TCP the port the
+	 * cm_id holds in rdma_cm, until the cm_id is gone
+	 */
+	struct socket		*native;
 	struct exs_listener	*lsn;		/* accepted: until accept() */
 	struct work_struct	hw_work;	/* release the RDMA resources */
 	struct work_struct	qp_event_work;	/* the queue pair failed */

@@ -187,6 +187,27 @@ static int exs_connect_bind(struct exs_sock *exs, struct sockaddr *src)
 	return len < 0 ? len : 0;
 }
 
+/* Resolve @node from the port the native socket holds.  rdma_cm's port
+ * space is its own, and an id left to pick takes a random port from the
+ * same ephemeral range as TCP: the port an AF_EXS listener binds next in
+ * TCP, whose rdma_listen() then fails, and whose peers are refused.  Held
+ * by the native socket, the port is ours in both spaces.  If another
+ * rdma_cm user has it (NFS/RDMA, a userspace rsocket), rdma_cm picks.
+ */
+static int exs_connect_resolve(struct rdma_cm_id *id, __be16 port,
+			       struct sockaddr *node, int timeout_ms)
+{
+	struct sockaddr_storage own = { .ss_family = node->sa_family };
+
+	if (node->sa_family == AF_INET)
+		((struct sockaddr_in *)&own)->sin_port = port;
+	else
+		((struct sockaddr_in6 *)&own)->sin6_port = port;
+	if (!rdma_resolve_addr(id, (struct sockaddr *)&own, node, timeout_ms))
+		return 0;
+	return rdma_resolve_addr(id, NULL, node, timeout_ms);
+}
+
 /* Start an RDMA attempt to @addr.  0 when under way, or the reason to go
  * to TCP at once.  Under the socket lock, @addr already checked.
  */
@@ -233,8 +254,9 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	exs_conn_set_ack_timeout(id, net);
 
 	/* the peer's RDMA address; the REQ carries its TCP one */
-	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&node,
-				exs_connect_timeout_ms(net));
+	err = exs_connect_resolve(id, conn->self.sport,
+				  (struct sockaddr *)&node,
+				  exs_connect_timeout_ms(net));
 	if (err) {
 		conn->owner = NULL;
 		rdma_destroy_id(id);

@@ -37,6 +37,7 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_STALLS]	= "RdmaStalls",
 	[EXS_MIB_DEVADDED]	= "DeviceAdded",
 	[EXS_MIB_DEVGONE]	= "DeviceGone",
+	[EXS_MIB_LISTENTCPONLY]	= "ListenTcpOnly",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_RDMA - 1]	= "FallbackNoRdma",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_DEVICE - 1]	= "FallbackNoDevice",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_PEER_REJECT - 1]	= "FallbackPeerReject",

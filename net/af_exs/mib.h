@@ -32,6 +32,7 @@ enum exs_mib_field {
 	EXS_MIB_STALLS,		/* ... of them, a request never acked */
 	EXS_MIB_DEVADDED,	/* RDMA devices that came (init_net) */
 	EXS_MIB_DEVGONE,	/* RDMA devices that went (init_net) */
+	EXS_MIB_LISTENTCPONLY,	/* a listener rdma_cm would not take */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,

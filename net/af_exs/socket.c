@@ -58,18 +58,21 @@ static int exs_release(struct socket *sock)
 	cancel_work_sync(&exs->connect_work);
 
 	lock_sock(sk);
+	/* NULL if an RDMA connection took it (exs_rdma_release()) */
 	native = exs->native;
 	exs->native = NULL;
 	/* The file is going away: it no longer belongs to the native socket
 	 * (fallback.c lent it), and sock_release() must free its inode.
 	 */
-	native->file = NULL;
+	if (native)
+		native->file = NULL;
 	sk->sk_state = TCP_CLOSE;
 	sock_orphan(sk);
 	release_sock(sk);
 
 	/* SO_LINGER and friends act on the native socket's own settings. */
-	sock_release(native);
+	if (native)
+		sock_release(native);
 
 	sock->sk = NULL;
 	sock_put(sk);
