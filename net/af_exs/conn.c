@@ -817,6 +817,23 @@ void exs_conn_shut_wr(struct exs_conn *conn)
 	exs_conn_tx_push(conn);
 }
 
+/* The socket is closing: while the cm_id lives, the connection keeps the
+ * native socket, and with it the port, which rdma_cm holds too.  TCP would
+ * give a freed port out at once, and a listener it went to could not
+ * listen for RDMA there.  hw_work releases it with the socket's reference;
+ * once the device let go, there is nothing to keep it for.
+ */
+void exs_conn_keep_native(struct exs_conn *conn, struct socket **native)
+{
+	spin_lock_bh(&conn->lock);
+	if (!conn->hw_released) {
+		conn->native = *native;
+		*native = NULL;
+		conn->native->file = NULL;	/* see exs_release() */
+	}
+	spin_unlock_bh(&conn->lock);
+}
+
 /* The socket is closed.  Its reference moves to the teardown, which runs
  * once the remaining bytes and the FIN left (or the timeout hit); with
  * @reset (SO_LINGER 0), or with unread data, at once: the peer sees a

@@ -443,18 +443,7 @@ void exs_rdma_release(struct exs_sock *exs)
 		exs_wait(exs, &timeo, exs_tx_delivered, 0);
 	}
 
-	/* While its cm_id lives, the connection keeps the native socket,
-	 * and with it the port: a listener that TCP gave the port to could
-	 * not listen for RDMA there.  Once the device let go, no need.
-	 */
-	spin_lock_bh(&conn->lock);
-	if (!conn->hw_released) {
-		conn->native = exs->native;
-		exs->native = NULL;
-		conn->native->file = NULL;	/* see exs_release() */
-	}
-	spin_unlock_bh(&conn->lock);
-
+	exs_conn_keep_native(conn, &exs->native);
 	exs->conn = NULL;
 	exs_conn_orphan(conn, sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime);
 }
