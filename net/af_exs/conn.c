@@ -138,7 +138,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 
 static void exs_conn_free(struct exs_conn *conn)
 {
-	WARN_ON_ONCE(conn->qp || conn->pd || conn->dev);
+	WARN_ON_ONCE(conn->qp || conn->pd || conn->dev || conn->native);
 	if (conn->rbuf)
 		free_pages((unsigned long)conn->rbuf, get_order(conn->rsize));
 	if (conn->tbuf)
@@ -827,9 +827,9 @@ void exs_conn_keep_native(struct exs_conn *conn, struct socket **native)
 {
 	spin_lock_bh(&conn->lock);
 	if (!conn->hw_released) {
+		/* never merged, so it has no file (fallback.c lends one) */
 		conn->native = *native;
 		*native = NULL;
-		conn->native->file = NULL;	/* see exs_release() */
 	}
 	spin_unlock_bh(&conn->lock);
 }

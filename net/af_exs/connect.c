@@ -197,12 +197,13 @@ static int exs_connect_bind(struct exs_sock *exs, struct sockaddr *src)
 static int exs_connect_resolve(struct rdma_cm_id *id, __be16 port,
 			       struct sockaddr *node, int timeout_ms)
 {
-	struct sockaddr_storage own = { .ss_family = node->sa_family };
+	struct in6_addr any = in6addr_any;
+	struct sockaddr_storage own;
 
+	/* the wildcard of @node's family: the route picks the address */
 	if (node->sa_family == AF_INET)
-		((struct sockaddr_in *)&own)->sin_port = port;
-	else
-		((struct sockaddr_in6 *)&own)->sin6_port = port;
+		ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any);
+	exs_addr_from_v6(&any, port, &own);
 	if (!rdma_resolve_addr(id, (struct sockaddr *)&own, node, timeout_ms))
 		return 0;
 	return rdma_resolve_addr(id, NULL, node, timeout_ms);
