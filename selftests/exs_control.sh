@@ -249,15 +249,14 @@ exs_check "ack_timeout refuses 32" \
 # TCP gives out (one that picked its own took a listener's, 1 in 3 here).
 # Then listeners on the ports of closed connections, 4 established and 4
 # abandoned at once (closed mid-connect, or just after): TCP gives each
-# port out again only once its cm_id is gone.  52 connections accepted in all (the abandoned
-# ones are not).
-range=$(sysctl -n net.ipv4.ip_local_port_range)
+# port out again only once its cm_id is gone.  52 connections accepted
+# in all (the abandoned ones are not).
 exs_sysctl net.ipv4.ip_local_port_range="40000 40063"
 exs_stat_save "$EXS_TMP/ports.stat"
 exs_run "24 connections held, 16 listeners on ephemeral ports, 8 on freed ones" \
 	exs-run python3 "$here/exs_ports.py" 10.0.0.1 23026 24 16 4
 moved=$(exs_stat_moved "$EXS_TMP/ports.stat")
-sysctl -qw net.ipv4.ip_local_port_range="$range"
+exs_sysctl_restore
 exs_check "every listener listened for RDMA, every connect used it ($moved)" \
 	bash -c '[[ "$1" == *"AcceptRdma +52 "* && "$1" != *ListenTcpOnly* &&
 		   "$1" != *Fallback* ]]' - "$moved"

@@ -107,9 +107,8 @@ exs_check "$name: and loads again" insmod "$EXS_MODULE"
 # Last, and only with EXS_NOMEM_TASKS=1 until it has more clean runs.  Run
 # outside a tmpfs of their own, the marked programs broke the guest's 9p
 # root (opens failing with EINVAL); inside one (below) that was not seen.
-# The run once stalled in ss, which the rounds no longer use (listening,
-# below); since then two runs (10 and 20 rounds) ran clean on the debug
-# kernel.
+# The run once stalled in ss, which exs_wait_listen no longer uses; since
+# then two runs (10 and 20 rounds) ran clean on the debug kernel.
 if [ "${EXS_NOMEM_TASKS:-0}" != 1 ]; then
 	exs_skip "failslab and fail_page_alloc fail the programs' allocations" \
 		"EXS_NOMEM_TASKS=1 runs it"
@@ -126,18 +125,6 @@ exs_rxe_loop exsnm0 $addr
 # reuses it fails with EINVAL, for every process.  So they run in a tmpfs
 # of their own, loader and libraries included, and write there.
 name="failslab and fail_page_alloc fail the programs' allocations (2%)"
-# not ss: in sock_diag's module request it once waited minutes for a
-# modprobe helper while the marked programs ran
-listening() {
-	local hex i
-	hex=$(printf '%04X' "$1")
-	for ((i = 0; i < 100; i++)); do
-		grep -qE ":$hex [0-9A-F]+:0000 0A" /proc/net/tcp /proc/net/tcp6 &&
-			return 0
-		sleep 0.1
-	done
-	return 1
-}
 jail=$EXS_TMP/failing
 mkdir -p "$jail"
 mount -t tmpfs exsnomem "$jail"
@@ -156,7 +143,7 @@ for ((i = 0; i < rounds; i++)); do
 	(cd "$jail" && exec "${failing[@]}" -l -x -a $addr -p $p -n 262144 \
 		-t 60 > /dev/null 2> srv.err) &
 	srv=$!
-	listening $p
+	exs_wait_listen $p 10
 	(cd "$jail" && exec timeout -k 5 150 "${failing[@]}" -x -a $addr -p $p \
 		-n 262144 -t 60 > /dev/null 2> cli.err)
 	rc=$?

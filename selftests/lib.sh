@@ -14,21 +14,27 @@ EXS_PIDS=()
 EXS_SYSCTLS=()
 
 exs_cleanup() {
-	local p i
+	local p
 	for p in "${EXS_PIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
-	# newest first, so a name set twice ends with its first value
-	for ((i = ${#EXS_SYSCTLS[@]} - 1; i >= 0; i--)); do
-		sysctl -qw "${EXS_SYSCTLS[i]}" 2>/dev/null
-	done
+	exs_sysctl_restore
 	rm -rf "$EXS_TMP"
 }
 trap exs_cleanup EXIT
 
 # exs_sysctl NAME=VALUE...: set sysctls for this suite only; exs_cleanup
-# puts back what was there, for the suite that follows in the same boot
+# (or exs_sysctl_restore, sooner) puts back what was there, for the suite
+# that follows in the same boot
+exs_sysctl_restore() {
+	local i
+	# newest first, so a name set twice ends with its first value
+	for ((i = ${#EXS_SYSCTLS[@]} - 1; i >= 0; i--)); do
+		sysctl -qw "${EXS_SYSCTLS[i]}" 2>/dev/null
+	done
+	EXS_SYSCTLS=()
+}
 exs_sysctl() {
 	local kv old
 	for kv; do
@@ -208,9 +214,13 @@ exs_wait_file() {
 
 # exs_wait_listen PORT SECONDS: wait for a local TCP listener
 exs_wait_listen() {
-	local i
+	local hex i
+	hex=$(printf '%04X' "$1")
+	# /proc/net/tcp, not ss: ss's sock_diag query may ask for a module,
+	# and exs_nomem's failing programs once kept its modprobe waiting
 	for ((i = 0; i < $2 * 10; i++)); do
-		ss -Hltn "sport = :$1" | grep -q . && return 0
+		grep -qsE ":$hex [0-9A-F]+:0000 0A" /proc/net/tcp /proc/net/tcp6 &&
+			return 0
 		sleep 0.1
 	done
 	return 1
