@@ -24,7 +24,36 @@ esac
 key=$( (echo "$srcver"; cat "${frags[@]}") | sha256sum | cut -c1-16)
 tree=$cache/debug-kernel${variant:+-$variant}-$key
 
-if [ -e "$tree/.exs-built" ]; then
+# What booting it and building modules against it read.  A stamp alone is
+# not trusted: an interrupted make in the tree deletes the target it was
+# remaking (include/generated/autoconf.h, for one), and the cache outlives
+# the checkout that built it.
+needs="arch/x86/boot/bzImage Module.symvers include/config/auto.conf
+	include/config/kernel.release include/generated/autoconf.h"
+complete() {
+	local f
+	[ -e "$tree/.exs-built" ] || return 1
+	for f in $needs; do
+		[ -s "$tree/$f" ] || return 1
+	done
+}
+
+# One builder per tree: make check and make stress may start together.
+mkdir -p "$cache"
+exec 9> "$tree.lock"
+flock 9
+if complete; then
+	echo "$tree"
+	exit 0
+fi
+if [ -e "$tree/.exs-built" ] && [ -s "$tree/.config" ]; then
+	# configured and built once: make remakes only what is missing
+	echo "debug-kernel: $tree is incomplete; finishing its build" >&2
+	rm "$tree/.exs-built"
+	cd "$tree"
+	make -j"$(nproc)" -s bzImage modules >&2
+	touch .exs-built
+	complete || { echo "debug-kernel: $tree is missing files after its build" >&2; exit 1; }
 	echo "$tree"
 	exit 0
 fi
@@ -54,4 +83,5 @@ if [ -n "$missing" ]; then
 fi
 make -j"$(nproc)" -s bzImage modules >&2
 touch .exs-built
+complete || { echo "debug-kernel: $tree is missing files after its build" >&2; exit 1; }
 echo "$tree"
