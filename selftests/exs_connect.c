@@ -91,6 +91,17 @@ static void die(int code, const char *fmt, ...)
 	exit(code);
 }
 
+/* The error a POLLERR stands for, as SO_ERROR takes it */
+static int sock_error(int fd)
+{
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		err = errno;
+	return err;
+}
+
 static uint8_t pattern(uint64_t i, uint8_t seed)
 {
 	return (uint8_t)(((i ^ (i >> 9) ^ (i >> 17)) * 31) + seed);
@@ -288,7 +299,8 @@ static void run_xfer(int fd, bool server)
 			if (poll(&p, 1, cfg.timeout * 1000) <= 0)
 				die(1, "poll: timeout or error");
 			if (p.revents & (POLLERR | POLLNVAL))
-				die(1, "poll: revents %#x", p.revents);
+				die(1, "poll: revents %#x: %s", p.revents,
+				    strerror(sock_error(fd)));
 			if (p.revents & POLLOUT)
 				xfer_send(&x);
 			if (p.revents & (POLLIN | POLLHUP))

@@ -180,14 +180,18 @@ exs_stat_line() {
 	awk '$2 != 0 { printf "%s %s ", $1, $2 }' /proc/net/exs_stat 2>/dev/null
 }
 
-# exs_stat_save FILE, exs_stat_moved FILE: the counters (AF_EXS's and the
-# RDMA CM's) that moved since the save, on one line: when a case expected
-# RDMA and got TCP, this says which fallback reason was taken and whether
-# the CM had to resend (a lost MAD costs a retry of seconds)
+# exs_stat_save FILE, exs_stat_moved FILE: the counters (AF_EXS's, the
+# RDMA CM's and the devices' error counters) that moved since the save, on
+# one line: when a case expected RDMA and got TCP, this says which
+# fallback reason was taken and whether the CM had to resend (a lost MAD
+# costs a retry of seconds); when a connection failed, whether its queue
+# pair ran out of retries
 exs_stat_snapshot() {
 	cat /proc/net/exs_stat 2>/dev/null
 	grep -Hs . /sys/class/infiniband_cm/*/*/cm_tx_retries/* |
 		sed 's|^/sys/class/infiniband_cm/||; s|:| |'
+	grep -Hs . /sys/class/infiniband/*/ports/*/hw_counters/*_err |
+		sed 's|^/sys/class/infiniband/||; s|/ports/[0-9]*/hw_counters||; s|:| |'
 }
 exs_stat_save() {
 	exs_stat_snapshot > "$1"
