@@ -24,7 +24,11 @@ modprobe -q sch_netem 2>/dev/null
 tc qdisc replace dev exs0 root netem loss 0% 2>/dev/null ||
 	exs_skip_all netem "no netem qdisc"
 tc qdisc del dev exs0 root
-trap 'tc qdisc del dev exs0 root 2>/dev/null; exs_cleanup' EXIT
+# RoCE links carry jumbo frames: at MTU 9000 the RDMA MTU is 4096.
+mtu0=$(cat /sys/class/net/exs0/mtu)
+ip link set exs0 mtu "${EXS_NETEM_MTU:-9000}" ||
+	exs_skip_all mtu "exs0 takes no MTU ${EXS_NETEM_MTU:-9000}"
+trap 'tc qdisc del dev exs0 root 2>/dev/null; ip link set exs0 mtu $mtu0; exs_cleanup' EXIT
 # A failed attempt must not send the next case to TCP.  A lost burst's
 # tail is resent after 134 ms (SMC-R's timeout), not the CM's 2.1 s (6.1)
 # or 0.5 s (6.12): under loss, those waits are most of a transfer's time
@@ -40,9 +44,12 @@ secs=$((600 + bytes / 100000))	# generous: ~100 kB/s under emulation
 impair() { tc qdisc replace dev exs0 root netem $1; }
 mend() { tc qdisc del dev exs0 root 2>/dev/null; }
 
+moved() { echo "#   counters that moved: $(exs_stat_moved "$EXS_TMP/netem.stat")"; }
+
 # xfer NAME PORT SPEC: both hosts' halves of one case
 xfer() {
 	local name=$1 port=$2 pid pkts rdma i
+	exs_stat_save "$EXS_TMP/netem.stat"
 	if [ "$host" = b ]; then
 		exs_bg exs_connect -l -x -p "$port" -e exs -n "$bytes" \
 			-t "$secs" >/dev/null
@@ -50,8 +57,12 @@ xfer() {
 		exs_wait_listen "$port" 10
 		ready "$name"
 		exs_wait_file "$share/impair.$port" 120 && impair "$3"
-		exs_check "$name: b: the server's bytes arrived intact" \
-			wait "$pid"
+		if wait "$pid"; then
+			exs_ok "$name: b: the server's bytes arrived intact"
+		else
+			exs_fail "$name: b: the server's bytes arrived intact"
+			moved
+		fi
 		mend
 		return
 	fi
@@ -72,6 +83,7 @@ xfer() {
 	else
 		exs_fail "$name: a: the client's bytes arrived intact"
 		sed 's/^/#   /' "$EXS_TMP/xfer.err"
+		moved
 	fi
 	mend
 	exs_check "$name: a: over RDMA all along" \
