@@ -105,7 +105,7 @@ pair="$env; EXS_PAIR_SCALE=8 selftests/exs_pair.sh; exs-vm-barrier pair;
 	selftests/exs_netem.sh; selftests/exs_fault.sh"
 run pair "$dk" 2 1 10800 "$pair" "$pair" &
 wait
-# the bad link's GiB, on stock 6.1 (its six cases took 40 minutes here)
+# the bad link's GiB, on stock 6.1 (its six cases took 20 minutes here)
 gib=${EXS_NETEM_GIB_BYTES:-$((1 << 30))}
 run netem-gib 6.1 2 1 10800 "EXS_NETEM_BYTES=$gib selftests/exs_netem.sh" \
 	"EXS_NETEM_BYTES=$gib selftests/exs_netem.sh"
