@@ -91,7 +91,9 @@ static void die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-/* The error a POLLERR stands for, as SO_ERROR takes it */
+/* The socket's pending error (SO_ERROR): what a POLLERR or a finished
+ * non-blocking connect stands for
+ */
 static int sock_error(int fd)
 {
 	socklen_t len = sizeof(int);
@@ -513,8 +515,6 @@ static void do_server(void)
 static int connect_nonblocking(int fd, const struct addrinfo *ai)
 {
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
-	socklen_t len = sizeof(int);
-	int err;
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
@@ -523,10 +523,8 @@ static int connect_nonblocking(int fd, const struct addrinfo *ai)
 		return -1;
 	if (poll(&p, 1, cfg.timeout * 1000) != 1)
 		die(1, "connect: no POLLOUT");
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
-		die(1, "SO_ERROR: %s", strerror(errno));
-	errno = err;
-	if (err)
+	errno = sock_error(fd);
+	if (errno)
 		return -1;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return 0;
