@@ -42,44 +42,46 @@ complete() {
 mkdir -p "$cache"
 exec 9> "$tree.lock"
 flock 9
+# A fresh tree: Debian's source, configured as the fragments want
+configure() {
+	local missing
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	tar -xJf "$tarball" -C "$tree" --strip-components=1
+	cd "$tree"
+	"$(exs_vng)" --kconfig >/dev/null
+	./scripts/kconfig/merge_config.sh -m .config "${frags[@]}" >/dev/null
+	make olddefconfig >/dev/null
+	# every option as the last fragment that names it wants must have
+	# survived olddefconfig
+	missing=$(awk '/^CONFIG_[A-Z0-9_]+=/ { split($0, a, "="); want[a[1]] = $0 }
+		       /^# CONFIG_[A-Z0-9_]+ is not set/ { want[$2] = "n" }
+		       END { for (k in want) print k, want[k] }' "${frags[@]}" |
+		while read -r opt val; do
+			if [ "$val" = n ]; then
+				if grep -qx "$opt=[ym]" .config; then echo "$opt=n"; fi
+			elif ! grep -qx "$val" .config; then
+				echo "$val"
+			fi
+		done)
+	if [ -n "$missing" ]; then
+		echo "debug-kernel: options not accepted: $missing" >&2
+		exit 1
+	fi
+}
+
 if complete; then
 	echo "$tree"
 	exit 0
 fi
 if [ -e "$tree/.exs-built" ] && [ -s "$tree/.config" ]; then
-	# configured and built once: make remakes only what is missing
+	# built once: make remakes only what went missing (the stamp stays,
+	# so an interrupted repair is retried as one)
 	echo "debug-kernel: $tree is incomplete; finishing its build" >&2
-	rm "$tree/.exs-built"
 	cd "$tree"
-	make -j"$(nproc)" -s bzImage modules >&2
-	touch .exs-built
-	complete || { echo "debug-kernel: $tree is missing files after its build" >&2; exit 1; }
-	echo "$tree"
-	exit 0
-fi
-echo "debug-kernel: building linux-source $srcver in $tree (about 15-20 minutes)" >&2
-rm -rf "$tree"
-mkdir -p "$tree"
-tar -xJf "$tarball" -C "$tree" --strip-components=1
-cd "$tree"
-"$(exs_vng)" --kconfig >/dev/null
-./scripts/kconfig/merge_config.sh -m .config "${frags[@]}" >/dev/null
-make olddefconfig >/dev/null
-# every option as the last fragment that names it wants must have survived
-# olddefconfig
-missing=$(awk '/^CONFIG_[A-Z0-9_]+=/ { split($0, a, "="); want[a[1]] = $0 }
-	       /^# CONFIG_[A-Z0-9_]+ is not set/ { want[$2] = "n" }
-	       END { for (k in want) print k, want[k] }' "${frags[@]}" |
-	while read -r opt val; do
-		if [ "$val" = n ]; then
-			if grep -qx "$opt=[ym]" .config; then echo "$opt=n"; fi
-		elif ! grep -qx "$val" .config; then
-			echo "$val"
-		fi
-	done)
-if [ -n "$missing" ]; then
-	echo "debug-kernel: options not accepted: $missing" >&2
-	exit 1
+else
+	echo "debug-kernel: building linux-source $srcver in $tree (about 15-20 minutes)" >&2
+	configure
 fi
 make -j"$(nproc)" -s bzImage modules >&2
 touch .exs-built
