@@ -6,7 +6,8 @@
 # checksummed transfer runs both ways over RDMA.  Every byte must arrive
 # intact, over RDMA still (SO_DOMAIN and the device's packet counters).
 #
-# EXS_NETEM_BYTES sets the size each way (16 MiB, as in make stress).
+# EXS_NETEM_BYTES sets the size each way (16 MiB; make stress also runs
+# 1 GiB on stock 6.1), EXS_NETEM_MTU the link's MTU (9000).
 #
 #   exs-vm --hosts 2 -- selftests/exs_netem.sh selftests/exs_netem.sh
 
@@ -25,9 +26,9 @@ tc qdisc replace dev exs0 root netem loss 0% 2>/dev/null ||
 	exs_skip_all netem "no netem qdisc"
 tc qdisc del dev exs0 root
 # RoCE links carry jumbo frames: at MTU 9000 the RDMA MTU is 4096.
+mtu=${EXS_NETEM_MTU:-9000}
 mtu0=$(cat /sys/class/net/exs0/mtu)
-ip link set exs0 mtu "${EXS_NETEM_MTU:-9000}" ||
-	exs_skip_all mtu "exs0 takes no MTU ${EXS_NETEM_MTU:-9000}"
+ip link set exs0 mtu "$mtu" || exs_skip_all mtu "exs0 takes no MTU $mtu"
 trap 'tc qdisc del dev exs0 root 2>/dev/null; ip link set exs0 mtu $mtu0; exs_cleanup' EXIT
 # A failed attempt must not send the next case to TCP.  A lost burst's
 # tail is resent after 134 ms (SMC-R's timeout), not the CM's 2.1 s (6.1)
