@@ -22,10 +22,35 @@ sysctl -qw net.exs.connect_timeout_ms=30000
 
 rdma=$(exs_stat ConnectRdma)
 api=0
+# a program that failed prints the counters that moved during it (which
+# fallback reason sent a pair to TCP)
+api_run() {
+	exs_stat_save "$EXS_TMP/api.stat"
+	"$@" && return
+	api=1
+	echo "# counters that moved: $(exs_stat_moved "$EXS_TMP/api.stat")"
+}
 echo "# exs_sockapi over RDMA ($addr4, $addr6)"
-exs_sockapi -4 $addr4 -6 $addr6 -R || api=1
+api_run exs_sockapi -4 $addr4 -6 $addr6 -R
 echo "# exs_stream over RDMA ($addr4, $addr6)"
-exs_stream -4 $addr4 -6 $addr6 -R -S "${EXS_PAIR_SCALE:-1}" || api=1
+api_run exs_stream -4 $addr4 -6 $addr6 -R -S "${EXS_PAIR_SCALE:-1}"
+# A peer that refused RDMA stays on TCP for the negative cache's TTL; a
+# listener on this host at that port ends its entry at once: the next
+# connect there uses RDMA (negcache.c).  -t 0: a refusal is final
+port=24901
+exs_connect -x -a $addr4 -p $port -n 1 -t 0 >/dev/null 2>&1
+neg=$(exs_stat FallbackNegCache)
+exs_connect -x -a $addr4 -p $port -n 1 -t 0 >/dev/null 2>&1
+exs_check "a refused port is in the negative cache" \
+	[ $(($(exs_stat FallbackNegCache) - neg)) -eq 1 ]
+neg=$(exs_stat FallbackNegCache)
+exs_bg exs_connect -l -x -p $port -e exs -n 65536 >/dev/null
+exs_wait_listen $port 10
+exs_run "a listener here takes its port out of the negative cache" \
+	exs_connect -x -a $addr4 -p $port -e exs -n 65536
+exs_check "... and its server side stayed on RDMA" wait "${EXS_PIDS[-1]}"
+exs_check "... with no FallbackNegCache" [ "$(exs_stat FallbackNegCache)" = "$neg" ]
+
 exs_check "the RDMA connections were counted ($(($(exs_stat ConnectRdma) - rdma)))" \
 	[ $(($(exs_stat ConnectRdma) - rdma)) -gt 0 ]
 

@@ -192,6 +192,36 @@ static struct res c_listen_connected(bool exs, int af)
 	return r;
 }
 
+/* listen() on a port another socket's TCP listener took meanwhile (both
+ * bound with SO_REUSEADDR) fails and leaves nothing listening: once that
+ * listener is gone, a connect there is refused.  AF_EXS listens for RDMA
+ * before TCP, so its failed listen() must take the RDMA side back.
+ */
+static struct res c_listen_in_use(bool exs, int af)
+{
+	struct sockaddr_storage ss;
+	int one = 1, port, fd, tcp, c;
+	socklen_t len = loopback(af, 0, &ss);
+	struct res r;
+
+	fd = sock_of(exs, af, SOCK_STREAM);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	bind(fd, (void *)&ss, len);
+	port = port_of(fd);
+	tcp = sock_of(false, af, SOCK_STREAM);
+	setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	len = loopback(af, port, &ss);
+	bind(tcp, (void *)&ss, len);
+	listen(tcp, 4);
+	r = R(listen(fd, 4), 0);
+	close(tcp);
+	c = sock_of(exs, af, SOCK_STREAM);
+	r.val = connect_to(c, af, port) ? errno : 0;
+	close(c);
+	close(fd);
+	return r;
+}
+
 static struct res c_accept_not_listening(bool exs, int af)
 {
 	int fd = sock_of(exs, af, SOCK_STREAM);
@@ -587,6 +617,7 @@ static const struct cmp_case cmp_cases[] = {
 	{ "connect with a short address", c_connect_short },
 	{ "connect with the other family's address", c_connect_wrong_family },
 	{ "listen on a connected socket", c_listen_connected },
+	{ "listen on a port a TCP listener took meanwhile", c_listen_in_use },
 	{ "accept on a non-listener", c_accept_not_listening },
 	{ "accept with nothing queued, non-blocking", c_accept_nonblock_empty },
 	{ "shutdown unconnected", c_shutdown_unconnected },

@@ -282,8 +282,12 @@ pair_xfer() {
 # (-e exs), the RDMA device moved at least a packet per 4 KiB each way,
 # and TCP moved next to nothing (no payload: a 1 MiB TCP transfer alone
 # takes hundreds of segments).
+# When it went by TCP after all, each host prints the counters that moved
+# (which fallback reason, whether the CM resent), for the log to explain.
 rdma_xfer() {
-	local name=$1 port=$2 bytes=$3 segs pkts
+	local name=$1 port=$2 bytes=$3 segs pkts nfail=$EXS_NFAIL
+	local stat="$EXS_TMP/xfer.stat"
+	exs_stat_save "$stat"
 	segs=$(exs_tcp_segs)
 	pkts=$(exs_rdma_pkts)
 	pair_xfer "$name" "$port" "$4 -e exs -n $bytes" "$5 -e exs -n $bytes"
@@ -291,6 +295,8 @@ rdma_xfer() {
 		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * bytes / 4096)) ]
 	exs_check "$name: $host: TCP carried no payload" \
 		[ $(($(exs_tcp_segs) - segs)) -lt 40 ]
+	[ "$EXS_NFAIL" -eq "$nfail" ] ||
+		echo "#   $host: counters that moved: $(exs_stat_moved "$stat")"
 }
 
 exs_tap_end() {

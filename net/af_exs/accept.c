@@ -211,12 +211,13 @@ static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-/* After the native listen() succeeded: listen for RDMA too, on the same
- * address and port.  Without a device, or if rdma_cm cannot take the
- * address, the listener serves TCP only; that is not an error, but the
- * latter is counted (ListenTcpOnly): another rdma_cm user holds the port.
+/* Before the native listen(): listen for RDMA too, on the same address
+ * and port, which an unbound socket takes now, as TCP's listen() would.
+ * Without a device there is nothing to do.  An error (rdma_cm cannot take
+ * the address: another rdma_cm user holds the port) leaves the listener
+ * serving TCP only, which exs_listen() counts once TCP listens.
  */
-int exs_rdma_listen(struct exs_sock *exs)
+int exs_rdma_listen(struct exs_sock *exs, int backlog)
 {
 	struct net *net = sock_net(&exs->sk);
 	struct sock *nsk = exs->native->sk;
@@ -225,15 +226,15 @@ int exs_rdma_listen(struct exs_sock *exs)
 	struct rdma_cm_id *id;
 	int err;
 
-	if (exs->lsn || !exs_dev_any())
+	if (!exs_dev_any())
 		return 0;
-	err = kernel_getsockname(exs->native, (struct sockaddr *)&addr);
-	if (err < 0)
-		return 0;
+	err = exs_native_autobind(exs, (struct sockaddr *)&addr);
+	if (err)
+		return err;
 
 	lsn = kzalloc(sizeof(*lsn), GFP_KERNEL);
 	if (!lsn)
-		return 0;
+		return -ENOMEM;
 	lsn->ctx.listener = true;
 	refcount_set(&lsn->ref, 1);
 	lsn->net = net;
@@ -247,23 +248,27 @@ int exs_rdma_listen(struct exs_sock *exs)
 
 	id = rdma_create_id(net, exs_cm_handler, &lsn->ctx, RDMA_PS_TCP,
 			    IB_QPT_RC);
-	if (IS_ERR(id))
+	if (IS_ERR(id)) {
+		err = PTR_ERR(id);
 		goto err_free;
-	if (lsn->family == AF_INET6 && rdma_set_afonly(id, lsn->v6only))
-		goto err_id;
-	if (rdma_bind_addr(id, (struct sockaddr *)&addr) ||
-	    rdma_listen(id, nsk->sk_max_ack_backlog))
+	}
+	err = lsn->family == AF_INET6 ? rdma_set_afonly(id, lsn->v6only) : 0;
+	if (!err)
+		err = rdma_bind_addr(id, (struct sockaddr *)&addr);
+	if (!err)
+		err = rdma_listen(id, backlog);
+	if (err)
 		goto err_id;
 	lsn->id = id;
 	exs->lsn = lsn;
+	exs_negcache_forget_local(net, lsn->port);
 	return 0;
 
 err_id:
-	EXS_INC_STATS(net, EXS_MIB_LISTENTCPONLY);
 	rdma_destroy_id(id);
 err_free:
 	kfree(lsn);
-	return 0;
+	return err;
 }
 
 /* The listener closes: no more requests, and children nobody accepted

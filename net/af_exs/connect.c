@@ -16,7 +16,6 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <rdma/ib_cm.h>
-#include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
@@ -165,28 +164,6 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 	return 0;
 }
 
-/* An unbound client gets its port now, as TCP's connect() would, and
- * keeps it for the life of the connection: the four-tuple stays unique
- * across RDMA and TCP, and a fallback connects from the same port.
- */
-static int exs_connect_bind(struct exs_sock *exs, struct sockaddr *src)
-{
-	struct socket *native = exs->native;
-	struct sockaddr_storage any = { .ss_family = native->sk->sk_family };
-	int len;
-
-	if (!inet_sk(native->sk)->inet_num) {
-		int err = kernel_bind(native, (struct sockaddr *)&any,
-				      native->sk->sk_family == AF_INET ?
-				      sizeof(struct sockaddr_in) :
-				      sizeof(struct sockaddr_in6));
-		if (err)
-			return err;
-	}
-	len = kernel_getsockname(native, src);
-	return len < 0 ? len : 0;
-}
-
 /* Resolve @node from the port the native socket holds.  rdma_cm's port
  * space is its own, and an id left to pick takes a random port from the
  * same ephemeral range as TCP: the port an AF_EXS listener binds next in
@@ -231,7 +208,11 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		return EXS_FALLBACK_NO_DEVICE;
 	if (exs_negcache_hit(net, addr))
 		return EXS_FALLBACK_NEG_CACHE;
-	if (exs_connect_bind(exs, (struct sockaddr *)&src))
+	/* an unbound client takes its port now and keeps it: the
+	 * four-tuple stays unique across RDMA and TCP, and a fallback
+	 * connects from the same port
+	 */
+	if (exs_native_autobind(exs, (struct sockaddr *)&src))
 		return EXS_FALLBACK_NO_DEVICE;
 
 	rsize = exs_ring_size_of(exs);

@@ -10,7 +10,9 @@
 #include <linux/jhash.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
+#include <net/addrconf.h>
 #include <net/ipv6.h>
+#include <net/route.h>
 
 #include "netns.h"
 #include "protocol.h"
@@ -115,5 +117,39 @@ void exs_negcache_flush(struct net *net)
 		kfree(e);
 	}
 	en->neg_count = 0;
+	spin_unlock_bh(&en->neg_lock);
+}
+
+static bool exs_addr_is_local(struct net *net, const struct in6_addr *addr)
+{
+	if (ipv6_addr_v4mapped(addr))
+		return inet_addr_type(net, addr->s6_addr32[3]) == RTN_LOCAL;
+	return ipv6_chk_addr(net, addr, NULL, 0);
+}
+
+/* A listener here took RDMA at @port: what the cache holds for this host's
+ * own addresses at @port is wrong from now on (a client on this host,
+ * looped back over RDMA, would stay on TCP for the rest of the TTL).
+ */
+void exs_negcache_forget_local(struct net *net, __be16 port)
+{
+	struct exs_net *en = exs_pernet(net);
+	struct exs_neg_entry *e;
+	struct hlist_node *tmp;
+	int bkt;
+
+	spin_lock_bh(&en->neg_lock);
+	if (!en->neg_count)
+		goto out;
+	rcu_read_lock();
+	hash_for_each_safe(en->neg, bkt, tmp, e, node) {
+		if (e->port != port || !exs_addr_is_local(net, &e->addr))
+			continue;
+		hash_del(&e->node);
+		en->neg_count--;
+		kfree(e);
+	}
+	rcu_read_unlock();
+out:
 	spin_unlock_bh(&en->neg_lock);
 }

@@ -67,6 +67,7 @@ bool exs_negcache_hit(struct net *net, const struct sockaddr *addr);
 void exs_negcache_add(struct net *net, const struct sockaddr *addr);
 void exs_negcache_net_init(struct net *net);
 void exs_negcache_flush(struct net *net);
+void exs_negcache_forget_local(struct net *net, __be16 port);
 
 /* policy.c: the map and policy connect() consults */
 struct exs_map_entry;

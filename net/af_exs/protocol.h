@@ -99,6 +99,9 @@ u32 exs_ring_size_of(struct exs_sock *exs);
 void exs_sock_info(struct exs_sock *exs, struct exs_info *info);
 void exs_copy_settings_to_child(struct exs_sock *lexs, struct sock *child);
 
+/* socket.c */
+int exs_native_autobind(struct exs_sock *exs, struct sockaddr *addr);
+
 /* fallback.c */
 void exs_fallback(struct exs_sock *exs, enum exs_fallback_reason reason);
 
@@ -110,7 +113,7 @@ void exs_connect_work(struct work_struct *work);
 bool exs_settled_on_rdma(struct exs_sock *exs, bool nonblock);
 
 /* accept.c */
-int exs_rdma_listen(struct exs_sock *exs);
+int exs_rdma_listen(struct exs_sock *exs, int backlog);
 void exs_rdma_unlisten(struct exs_sock *exs);
 struct exs_conn *exs_rdma_accept_dequeue(struct exs_sock *exs);
 bool exs_rdma_accept_ready(struct exs_sock *exs);

@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <net/inet_sock.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
@@ -77,6 +78,29 @@ static int exs_release(struct socket *sock)
 	sock->sk = NULL;
 	sock_put(sk);
 	return 0;
+}
+
+/* The native socket's address, after binding it to the wildcard and an
+ * ephemeral port if it has none: what TCP's connect() and listen() would
+ * do, done first so that rdma_cm can take the same port (connect.c,
+ * accept.c).  Under the socket lock.
+ */
+int exs_native_autobind(struct exs_sock *exs, struct sockaddr *addr)
+{
+	struct socket *native = exs->native;
+	struct sockaddr_storage any = { .ss_family = native->sk->sk_family };
+	int len;
+
+	if (!inet_sk(native->sk)->inet_num) {
+		int err = kernel_bind(native, (struct sockaddr *)&any,
+				      native->sk->sk_family == AF_INET ?
+				      sizeof(struct sockaddr_in) :
+				      sizeof(struct sockaddr_in6));
+		if (err)
+			return err;
+	}
+	len = kernel_getsockname(native, addr);
+	return len < 0 ? len : 0;
 }
 
 static int exs_bind(struct socket *sock, struct sockaddr *addr, int len)
@@ -313,8 +337,9 @@ static int exs_listen(struct socket *sock, int backlog)
 	struct sock *sk = sock->sk;
 	struct exs_sock *exs = exs_sk(sk);
 	struct socket *native = exs->native;
-	bool unmerged;
-	int err;
+	u32 old_backlog = 0;
+	bool unmerged, fresh = false;
+	int err, rdma_err = 0;
 
 	lock_sock(sk);
 	if (exs->cstate != EXS_CS_IDLE) {
@@ -322,12 +347,28 @@ static int exs_listen(struct socket *sock, int backlog)
 		return -EINVAL;
 	}
 	unmerged = exs->transport == EXS_TRANSPORT_NONE;
-	if (unmerged)
+	if (unmerged) {
 		exs_copy_settings_to_native(exs);
+		/* RDMA first: once TCP's LISTEN shows (ss, an answered SYN),
+		 * a peer may connect, and a request rdma_cm refused would
+		 * send it to TCP and its negative cache
+		 */
+		if (!exs->lsn) {
+			old_backlog = sk->sk_max_ack_backlog;
+			WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+			rdma_err = exs_rdma_listen(exs, backlog);
+			fresh = !!exs->lsn;
+		}
+	}
 	err = READ_ONCE(native->ops)->listen(native, backlog);
-	if (!err && unmerged)
-		exs_rdma_listen(exs);
-	if (!err && unmerged) {
+	if (err) {
+		if (fresh) {
+			exs_rdma_unlisten(exs);
+			WRITE_ONCE(sk->sk_max_ack_backlog, old_backlog);
+		}
+	} else if (unmerged) {
+		if (rdma_err)
+			EXS_INC_STATS(sock_net(sk), EXS_MIB_LISTENTCPONLY);
 		/* mirrored for SO_ACCEPTCONN, which reads this sock */
 		if (sk->sk_state != TCP_LISTEN)
 			EXS_INC_STATS(sock_net(sk), EXS_MIB_LISTEN);
