@@ -550,6 +550,11 @@ static void client_round(const struct addrinfo *ai)
 		usleep(100000);
 		fd = make_socket(ai->ai_family);
 	}
+	/* a refused AF_EXS attempt puts the server in the negative cache,
+	 * so the retries that follow go by TCP
+	 */
+	if (tries)
+		fprintf(stderr, "client: connected after %d refusals\n", tries);
 	check_domain(fd, "client");
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) ||
 	    ss.ss_family != ai->ai_family)

@@ -264,7 +264,10 @@ pair_xfer() {
 	local name=$1 port=$2
 	if [ "$host" = b ]; then
 		exs_bg exs_connect -l -p "$port" $3 >/dev/null
-		exs_wait_listen "$port" 10
+		# a client let in before the listener is up is refused, and
+		# its retry goes to TCP (the negative cache): wait, or say so
+		exs_wait_listen "$port" 60 ||
+			echo "# $name: no listener on $port after 60 s"
 		ready "$name"
 		if wait "${EXS_PIDS[-1]}"; then
 			exs_ok "$name: server side"
