@@ -11,6 +11,7 @@
 #include <asm/ioctls.h>
 #include <linux/sockios.h>
 #include <linux/tcp.h>
+#include <linux/sched/stat.h>
 #include <linux/uio.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -44,13 +45,17 @@ static bool exs_busy_wait(struct exs_sock *exs, exs_wait_fn done, u32 arg)
 			break;
 		}
 		/* run completion work pending on this CPU (the CQ's
-		 * irq_poll, rxe's tasklets) here and now, and yield to
-		 * ksoftirqd if it needs the CPU, rather than stop spinning
+		 * irq_poll, rxe's tasklets) here and now; if another task is
+		 * runnable (ksoftirqd, rxe's or the CQ's worker), let it run
+		 * now rather than at the end of our slice: it may be the one
+		 * that completes what we wait for
 		 */
 		local_bh_disable();
 		local_bh_enable();
-		cond_resched();
-		cpu_relax();
+		if (!single_task_running())
+			schedule();
+		else
+			cpu_relax();
 	} while (!signal_pending(current) && local_clock() < end);
 	lock_sock(&exs->sk);
 	if (hit)
