@@ -22,18 +22,10 @@ sysctl -qw net.exs.connect_timeout_ms=30000
 
 rdma=$(exs_stat ConnectRdma)
 api=0
-# a program that failed prints the counters that moved during it (which
-# fallback reason sent a pair to TCP)
-api_run() {
-	exs_stat_save "$EXS_TMP/api.stat"
-	"$@" && return
-	api=1
-	echo "# counters that moved: $(exs_stat_moved "$EXS_TMP/api.stat")"
-}
 echo "# exs_sockapi over RDMA ($addr4, $addr6)"
-api_run exs_sockapi -4 $addr4 -6 $addr6 -R
+exs_explained exs_sockapi -4 $addr4 -6 $addr6 -R || api=1
 echo "# exs_stream over RDMA ($addr4, $addr6)"
-api_run exs_stream -4 $addr4 -6 $addr6 -R -S "${EXS_PAIR_SCALE:-1}"
+exs_explained exs_stream -4 $addr4 -6 $addr6 -R -S "${EXS_PAIR_SCALE:-1}" || api=1
 # A peer that refused RDMA stays on TCP for the negative cache's TTL; a
 # listener on this host at that port ends its entry at once: the next
 # connect there uses RDMA (negcache.c).  -t 0: a refusal is final

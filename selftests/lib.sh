@@ -201,6 +201,17 @@ exs_stat_moved() {
 		$2 != old[$1] { printf "%s +%d ", $1, $2 - old[$1] }' "$1" -
 }
 
+# exs_explained CMD...: run CMD; if it fails, print the counters that
+# moved while it ran (which fallback reason sent a pair to TCP, say)
+exs_explained() {
+	local stat="$EXS_TMP/explained.stat" rc
+	exs_stat_save "$stat"
+	"$@" && return 0
+	rc=$?
+	echo "# counters that moved: $(exs_stat_moved "$stat")"
+	return $rc
+}
+
 # exs_rdma_pkts: packets the host's RDMA devices sent and received so far
 exs_rdma_pkts() {
 	exs_rdma_stat sent_pkts rcvd_pkts

@@ -31,6 +31,14 @@ static u32 exs_neg_hash(const struct in6_addr *addr, __be16 port)
 	return jhash2((const u32 *)addr, 4, (__force u32)port);
 }
 
+/* Called under neg_lock. */
+static void exs_neg_del(struct exs_net *en, struct exs_neg_entry *e)
+{
+	hash_del(&e->node);
+	en->neg_count--;
+	kfree(e);
+}
+
 /* Called under neg_lock; drops expired entries on the way. */
 static struct exs_neg_entry *exs_neg_find(struct exs_net *en,
 					  const struct in6_addr *addr,
@@ -41,9 +49,7 @@ static struct exs_neg_entry *exs_neg_find(struct exs_net *en,
 
 	hash_for_each_possible_safe(en->neg, e, tmp, node, hash) {
 		if (time_after_eq(jiffies, e->expires)) {
-			hash_del(&e->node);
-			en->neg_count--;
-			kfree(e);
+			exs_neg_del(en, e);
 			continue;
 		}
 		if (e->port == port && ipv6_addr_equal(&e->addr, addr))
@@ -112,14 +118,12 @@ void exs_negcache_flush(struct net *net)
 	int bkt;
 
 	spin_lock_bh(&en->neg_lock);
-	hash_for_each_safe(en->neg, bkt, tmp, e, node) {
-		hash_del(&e->node);
-		kfree(e);
-	}
-	en->neg_count = 0;
+	hash_for_each_safe(en->neg, bkt, tmp, e, node)
+		exs_neg_del(en, e);
 	spin_unlock_bh(&en->neg_lock);
 }
 
+/* Both lookups take the RCU read lock themselves: callable under neg_lock. */
 static bool exs_addr_is_local(struct net *net, const struct in6_addr *addr)
 {
 	if (ipv6_addr_v4mapped(addr))
@@ -139,17 +143,8 @@ void exs_negcache_forget_local(struct net *net, __be16 port)
 	int bkt;
 
 	spin_lock_bh(&en->neg_lock);
-	if (!en->neg_count)
-		goto out;
-	rcu_read_lock();
-	hash_for_each_safe(en->neg, bkt, tmp, e, node) {
-		if (e->port != port || !exs_addr_is_local(net, &e->addr))
-			continue;
-		hash_del(&e->node);
-		en->neg_count--;
-		kfree(e);
-	}
-	rcu_read_unlock();
-out:
+	hash_for_each_safe(en->neg, bkt, tmp, e, node)
+		if (e->port == port && exs_addr_is_local(net, &e->addr))
+			exs_neg_del(en, e);
 	spin_unlock_bh(&en->neg_lock);
 }

@@ -338,7 +338,7 @@ static int exs_listen(struct socket *sock, int backlog)
 	struct exs_sock *exs = exs_sk(sk);
 	struct socket *native = exs->native;
 	u32 old_backlog = 0;
-	bool unmerged, fresh = false;
+	bool unmerged, first;
 	int err, rdma_err = 0;
 
 	lock_sock(sk);
@@ -347,23 +347,23 @@ static int exs_listen(struct socket *sock, int backlog)
 		return -EINVAL;
 	}
 	unmerged = exs->transport == EXS_TRANSPORT_NONE;
-	if (unmerged) {
+	if (unmerged)
 		exs_copy_settings_to_native(exs);
-		/* RDMA first: once TCP's LISTEN shows (ss, an answered SYN),
-		 * a peer may connect, and a request rdma_cm refused would
-		 * send it to TCP and its negative cache
-		 */
-		if (!exs->lsn) {
-			old_backlog = sk->sk_max_ack_backlog;
-			WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
-			rdma_err = exs_rdma_listen(exs, backlog);
-			fresh = !!exs->lsn;
-		}
+	/* RDMA first: once TCP's LISTEN shows (ss, an answered SYN), a peer
+	 * may connect, and a request rdma_cm refused would send it to TCP
+	 * and its negative cache.  The backlog is set first too: the
+	 * acceptor checks requests against it.
+	 */
+	first = unmerged && !exs->lsn;
+	if (first) {
+		old_backlog = sk->sk_max_ack_backlog;
+		WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+		rdma_err = exs_rdma_listen(exs, backlog);
 	}
 	err = READ_ONCE(native->ops)->listen(native, backlog);
 	if (err) {
-		if (fresh) {
-			exs_rdma_unlisten(exs);
+		if (first) {
+			exs_rdma_unlisten(exs);	/* none if it failed */
 			WRITE_ONCE(sk->sk_max_ack_backlog, old_backlog);
 		}
 	} else if (unmerged) {
