@@ -109,20 +109,6 @@ void exs_negcache_net_init(struct net *net)
 	hash_init(en->neg);
 }
 
-/* Forget every failed peer: the map or the policy changed. */
-void exs_negcache_flush(struct net *net)
-{
-	struct exs_net *en = exs_pernet(net);
-	struct exs_neg_entry *e;
-	struct hlist_node *tmp;
-	int bkt;
-
-	spin_lock_bh(&en->neg_lock);
-	hash_for_each_safe(en->neg, bkt, tmp, e, node)
-		exs_neg_del(en, e);
-	spin_unlock_bh(&en->neg_lock);
-}
-
 /* Both lookups take the RCU read lock themselves: callable under neg_lock. */
 static bool exs_addr_is_local(struct net *net, const struct in6_addr *addr)
 {
@@ -131,11 +117,10 @@ static bool exs_addr_is_local(struct net *net, const struct in6_addr *addr)
 	return ipv6_chk_addr(net, addr, NULL, 0);
 }
 
-/* A listener here took RDMA at @port: what the cache holds for this host's
- * own addresses at @port is wrong from now on (a client on this host,
- * looped back over RDMA, would stay on TCP for the rest of the TTL).
+/* Drop every entry, or (@all false) those of this host's own addresses
+ * at @port.
  */
-void exs_negcache_forget_local(struct net *net, __be16 port)
+static void exs_neg_forget(struct net *net, bool all, __be16 port)
 {
 	struct exs_net *en = exs_pernet(net);
 	struct exs_neg_entry *e;
@@ -144,7 +129,23 @@ void exs_negcache_forget_local(struct net *net, __be16 port)
 
 	spin_lock_bh(&en->neg_lock);
 	hash_for_each_safe(en->neg, bkt, tmp, e, node)
-		if (e->port == port && exs_addr_is_local(net, &e->addr))
+		if (all || (e->port == port &&
+			    exs_addr_is_local(net, &e->addr)))
 			exs_neg_del(en, e);
 	spin_unlock_bh(&en->neg_lock);
+}
+
+/* Forget every failed peer: the map or the policy changed. */
+void exs_negcache_flush(struct net *net)
+{
+	exs_neg_forget(net, true, 0);
+}
+
+/* A listener here took RDMA at @port: what the cache holds for this host's
+ * own addresses at @port is wrong from now on (a client on this host,
+ * looped back over RDMA, would stay on TCP for the rest of the TTL).
+ */
+void exs_negcache_forget_local(struct net *net, __be16 port)
+{
+	exs_neg_forget(net, false, port);
 }
