@@ -227,7 +227,9 @@ exs_wait_file() {
 	return 1
 }
 
-# exs_wait_listen PORT SECONDS: wait for a local TCP listener
+# exs_wait_listen PORT SECONDS: wait for a local TCP listener; says so
+# if none came (a test that goes on then fails later, for a reason that
+# is not its own)
 exs_wait_listen() {
 	local hex i
 	hex=$(printf '%04X' "$1")
@@ -238,6 +240,7 @@ exs_wait_listen() {
 			return 0
 		sleep 0.1
 	done
+	echo "# no listener on port $1 after $2 s"
 	return 1
 }
 
@@ -277,8 +280,7 @@ pair_xfer() {
 		exs_bg exs_connect -l -p "$port" $3 >/dev/null
 		# a client let in before the listener is up is refused, and
 		# its retry goes to TCP (the negative cache): wait, or say so
-		exs_wait_listen "$port" 60 ||
-			echo "# $name: no listener on $port after 60 s"
+		exs_wait_listen "$port" 60
 		ready "$name"
 		if wait "${EXS_PIDS[-1]}"; then
 			exs_ok "$name: server side"
