@@ -46,7 +46,10 @@
 #define WIRE_FIN		3
 #define WIRE_ABORT	4
 #define WIRE_DATA	5
-#define WIRE_VERSION	1
+#define WIRE_LAST	6
+#define WIRE_OPEN	7
+#define WIRE_REFUSE	8
+#define WIRE_VERSION	2
 
 /* the wire structures of net/af_exs/wire.h, big endian: written again
  * here on purpose, so that a change of the kernel's layout breaks this test
@@ -73,6 +76,11 @@ struct wire_msg {
 	uint32_t cursor;
 } __attribute__((packed));
 
+struct wire_open {
+	struct wire_msg hdr;
+	struct wire_req req;
+} __attribute__((packed));
+
 static struct {
 	const char *addr, *port;
 	const char *name;
@@ -87,6 +95,7 @@ static struct ibv_cq *cq;
 static struct ibv_mr *mr;
 static char *ring;			/* our ring, then receive buffers */
 static struct wire_rep rep;		/* the server's ring */
+static struct wire_req sent_req;	/* the REQ we sent */
 static unsigned int nsent;
 
 static void die(const char *what)
@@ -155,6 +164,24 @@ static void send_msg(uint8_t type, uint32_t cursor, size_t len)
 
 	memset(buf, 0x5a, MSGBUF);
 	memcpy(buf, &m, sizeof(m) < len ? sizeof(m) : len);
+	if (ibv_post_send(id->qp, &wr, &bad))
+		die("ibv_post_send");
+}
+
+/* An OPEN naming the connection our REQ named, @rkey for our ring's. */
+static void send_open(uint32_t rkey)
+{
+	char *buf = ring + RING + NRECV * 64 + (nsent++ % 8) * MSGBUF;
+	struct wire_open o = { .hdr = { .type = WIRE_OPEN }, .req = sent_req };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(o),
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	o.req.ring_rkey = htobe32(rkey);
+	memcpy(buf, &o, sizeof(o));
 	if (ibv_post_send(id->qp, &wr, &bad))
 		die("ibv_post_send");
 }
@@ -232,8 +259,10 @@ static int await_end(const char *until)
 	return 1;
 }
 
-/* Until the server's READY: the misbehaviour starts from a sane state. */
-static void await_ready(void)
+/* Until the server's message of @type (READY: the misbehaviour starts
+ * from a sane state).
+ */
+static void await_msg(uint8_t type)
 {
 	time_t end = time(NULL) + cfg.timeout;
 	struct ibv_wc wc;
@@ -243,19 +272,19 @@ static void await_ready(void)
 			struct wire_msg *m;
 
 			if (wc.status != IBV_WC_SUCCESS) {
-				fprintf(stderr, "exs_badpeer: completion error %s before READY\n",
-					ibv_wc_status_str(wc.status));
+				fprintf(stderr, "exs_badpeer: completion error %s before message %u\n",
+					ibv_wc_status_str(wc.status), type);
 				exit(1);
 			}
 			if (wc.opcode != IBV_WC_RECV)
 				continue;
 			m = (void *)(ring + RING + wc.wr_id * 64);
-			if (m->type == WIRE_READY)
+			if (m->type == type)
 				return;
 		}
 		usleep(10000);
 	}
-	fprintf(stderr, "exs_badpeer: no READY from the server\n");
+	fprintf(stderr, "exs_badpeer: no message %u from the server\n", type);
 	exit(1);
 }
 
@@ -376,6 +405,57 @@ static void fin_cursor(uint32_t rkey, uint32_t rlen)
 	send_msg(WIRE_FIN, 12345, 8);
 }
 
+/* Reuse (net/af_exs/reuse.c): LAST follows FIN, says what was consumed,
+ * and is the last word; OPEN comes only on a parked QP, REFUSE only as
+ * the answer to one.
+ */
+static void last_early(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_LAST, 0, 8);
+}
+
+static void last_twice(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_FIN, 0, 8);
+	send_msg(WIRE_LAST, 0, 8);
+	send_msg(WIRE_LAST, 0, 8);
+}
+
+static void last_cursor(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_FIN, 0, 8);
+	send_msg(WIRE_LAST, 4096, 8);	/* the server sent nothing */
+}
+
+static void after_last(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_FIN, 0, 8);
+	send_msg(WIRE_LAST, 0, 8);
+	send_msg(WIRE_CREDIT, 0, 8);
+}
+
+static void open_busy(uint32_t rkey, uint32_t rlen)
+{
+	send_open(mr->rkey);
+}
+
+static void refuse_unasked(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_REFUSE, 2, 8);
+}
+
+/* a clean close, both LASTs: the server's end parks; then an OPEN
+ * whose ring is not the one the QP has
+ */
+static void open_ring(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_FIN, 0, 8);
+	send_msg(WIRE_LAST, 0, 8);
+	await_msg(WIRE_LAST);
+	sleep(1);
+	send_open(mr->rkey + 1);
+}
+
 static void write_after_fin(uint32_t rkey, uint32_t rlen)
 {
 	send_msg(WIRE_FIN, 0, 8);
@@ -482,6 +562,13 @@ static const struct bad_case cases[] = {
 	RUN("abort-cursor", abort_cursor, "ABORT with a cursor"),
 	RUN("data-no-write", data_no_write, "a DATA message with no write before it"),
 	RUN("no-imm", no_imm, "an RDMA write without immediate data, then DATA"),
+	RUN("last-early", last_early, "LAST before FIN"),
+	RUN("last-twice", last_twice, "LAST twice"),
+	RUN("last-cursor", last_cursor, "LAST consuming bytes never sent"),
+	RUN("after-last", after_last, "a CREDIT after LAST"),
+	RUN("open-busy", open_busy, "an OPEN on a connection in use"),
+	RUN("refuse-unasked", refuse_unasked, "a REFUSE nobody asked for"),
+	RUN("open-ring", open_ring, "an OPEN on a parked QP naming another ring"),
 	{ .name = "hold", .what = "a correct connection, held open",
 	  .run = hold, .keyfile = true },
 	{ .name = "other-ring", .what = "a write into another connection's ring with its key",
@@ -583,6 +670,7 @@ int main(int argc, char **argv)
 	post_recvs();
 
 	good_req(&req, &len);
+	sent_req = req;
 	if (c->req)
 		c->req(&req, &len);
 	param.private_data = len ? &req : NULL;
@@ -602,7 +690,7 @@ int main(int argc, char **argv)
 			rdma_event_str(got));
 		return 2;
 	}
-	await_ready();
+	await_msg(WIRE_READY);
 	/* our READY, as a correct client sends once its ring is ready */
 	if (!c->own_ready)
 		send_msg(WIRE_READY, 0, 8);

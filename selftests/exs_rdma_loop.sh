@@ -43,6 +43,71 @@ exs_run "a listener here takes its port out of the negative cache" \
 exs_check "... and its server side stayed on RDMA" wait "${EXS_PIDS[-1]}"
 exs_check "... with no FallbackNegCache" [ "$(exs_stat FallbackNegCache)" = "$neg" ]
 
+# Reuse (reuse.c): a connection that ended cleanly leaves its queue pair
+# parked at both ends, and the next connection to this host rides it.
+# Each waits for the last one's ends to park (Parked +2), so every one but
+# the first is a reuse; each moves 1 MiB each way through a 256 KiB ring,
+# so the cursors the next one goes on from have wrapped.
+delta() { echo $(($(exs_stat "$1") - $2)); }
+parked_by() {	# parked_by N: N more ends parked since $parked
+	[ "$(delta Parked "$parked")" -ge "$1" ]
+}
+port=24910
+sysctl -qw net.exs.reuse_idle_ms=60000
+reuse=$(exs_stat ConnectReuse) acc=$(exs_stat AcceptReuse)
+parked=$(exs_stat Parked)
+exs_bg exs_connect -l -x -p $port -c 4 -n $((1 << 20)) -e exs >/dev/null
+exs_wait_listen $port 10
+ok=1
+for i in 1 2 3 4; do
+	exs_connect -x -a $addr4 -p $port -n $((1 << 20)) -e exs >/dev/null &&
+		exs_wait_until 10 parked_by $((2 * i)) || { ok=0; break; }
+done
+exs_check "4 connections in turn, each 1 MiB each way, checked" [ $ok = 1 ]
+exs_check "... served on RDMA" wait "${EXS_PIDS[-1]}"
+# (the first may ride one the suites above left parked)
+exs_check "... the last 3 rode a parked queue pair ($(delta ConnectReuse "$reuse") reused)" \
+	[ "$(delta ConnectReuse "$reuse")" -ge 3 ]
+exs_check "... and the listener took them so ($(delta AcceptReuse "$acc"))" \
+	[ "$(delta AcceptReuse "$acc")" = "$(delta ConnectReuse "$reuse")" ]
+# an OPEN for a port nobody listens on is refused, the connect goes to
+# TCP (refused there too), and the queue pair stays parked for the next
+rej=$(exs_stat FallbackPeerReject) reuse=$(exs_stat ConnectReuse)
+exs_assert "an OPEN to a port without a listener: TCP's refusal" \
+	"exs_connect -x -a $addr4 -p $((port + 1)) -n 1 -t 0 2>&1 |
+		grep -q 'Connection refused'"
+exs_check "... a refusal of the peer's ($(delta FallbackPeerReject "$rej"))" \
+	[ "$(delta FallbackPeerReject "$rej")" = 1 ]
+# one connection, its ends parked, reuse_idle_ms and a check
+one() {
+	local name=$1
+	parked=$(exs_stat Parked) reuse=$(exs_stat ConnectReuse)
+	exs_bg exs_connect -l -x -p $port -n 4096 -e exs >/dev/null
+	exs_wait_listen $port 10
+	exs_run "$name" exs_connect -x -a $addr4 -p $port -n 4096 -e exs
+	wait "${EXS_PIDS[-1]}"
+}
+# (it parks for a second only)
+sysctl -qw net.exs.reuse_idle_ms=1000
+one "... and the next connection rides that queue pair"
+exs_check "... (ConnectReuse +$(delta ConnectReuse "$reuse"))" \
+	[ "$(delta ConnectReuse "$reuse")" = 1 ]
+exs_check "... whose ends park again" exs_wait_until 10 parked_by 2
+sleep 3
+sysctl -qw net.exs.reuse_idle_ms=10000
+one "a queue pair parked longer than net.exs.reuse_idle_ms is gone"
+exs_check "... so the next connection is one of its own" \
+	[ "$(delta ConnectReuse "$reuse")" = 0 ]
+exs_wait_until 10 parked_by 2
+sysctl -qw net.exs.reuse_idle_ms=0
+one "with net.exs.reuse_idle_ms 0, no reuse"
+sleep 1
+exs_check "... of the parked queue pair ($(delta ConnectReuse "$reuse"))" \
+	[ "$(delta ConnectReuse "$reuse")" = 0 ]
+exs_check "... and nothing parks ($(delta Parked "$parked"))" \
+	[ "$(delta Parked "$parked")" = 0 ]
+sysctl -qw net.exs.reuse_idle_ms=10000
+
 exs_check "the RDMA connections were counted ($(($(exs_stat ConnectRdma) - rdma)))" \
 	[ $(($(exs_stat ConnectRdma) - rdma)) -gt 0 ]
 

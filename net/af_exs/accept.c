@@ -26,11 +26,19 @@
 #include "ring.h"
 #include "trace.h"
 
-/* The listener lives until its socket closed and no child points to it. */
+/* Listeners that take RDMA, by port: where an OPEN on a parked QP goes
+ * (reuse.c).  Read under RCU from completion handlers.
+ */
+static DEFINE_HASHTABLE(exs_listeners, 6);
+static DEFINE_SPINLOCK(exs_listeners_lock);
+
+/* The listener lives until its socket closed and no child points to it;
+ * an OPEN may still look at it for a grace period.
+ */
 static void exs_listener_put(struct exs_listener *lsn)
 {
 	if (refcount_dec_and_test(&lsn->ref))
-		kfree(lsn);
+		kfree_rcu(lsn, rcu);
 }
 
 /* A child's connection ended (ESTABLISHED or failed); under conn->lock. */
@@ -84,6 +92,49 @@ static bool exs_request_fits(const struct exs_listener *lsn,
 	return peer->family == AF_INET6 || !lsn->v6only;
 }
 
+/* Take a place in @lsn's queue for a new child, as a SYN would: 0, or
+ * why not.  The place holds a reference on the listener.
+ */
+static int exs_child_reserve(struct exs_listener *lsn, u32 *rsize,
+			     u32 *inline_max)
+{
+	struct exs_sock *exs;
+	int why = EXS_WIRE_REJ_NO_LISTENER;
+
+	spin_lock_bh(&lsn->lock);
+	exs = lsn->owner;
+	if (exs && lsn->qlen > READ_ONCE(exs->sk.sk_max_ack_backlog)) {
+		why = EXS_WIRE_REJ_BACKLOG;
+	} else if (exs) {
+		lsn->qlen++;
+		refcount_inc(&lsn->ref);
+		*rsize = exs_ring_size_of(exs);
+		*inline_max = READ_ONCE(exs->inline_max);
+		why = EXS_WIRE_REJ_NONE;
+	}
+	spin_unlock_bh(&lsn->lock);
+	return why;
+}
+
+static void exs_child_unreserve(struct exs_listener *lsn)
+{
+	spin_lock_bh(&lsn->lock);
+	lsn->qlen--;
+	spin_unlock_bh(&lsn->lock);
+	exs_listener_put(lsn);
+}
+
+/* Ours is the request's destination, theirs its source. */
+static void exs_child_ends(struct exs_conn *conn,
+			   const struct exs_wire_peer *peer)
+{
+	conn->self.family = peer->family;
+	conn->self.saddr = peer->daddr;
+	conn->self.sport = peer->dport;
+	conn->self.daddr = peer->saddr;
+	conn->self.dport = peer->sport;
+}
+
 static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 			     const struct rdma_cm_event *ev)
 {
@@ -97,7 +148,6 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 		.rnr_retry_count	= EXS_RNR_RETRY_COUNT,
 	};
 	struct exs_conn *conn;
-	struct exs_sock *exs;
 	u32 rsize = 0, inline_max = 0;
 	int timeout_ms = exs_connect_timeout_ms(net);
 	int err;
@@ -111,31 +161,16 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 		return exs_reject(id, net, EXS_WIRE_REJ_INVALID);
 	}
 
-	spin_lock_bh(&lsn->lock);
-	exs = lsn->owner;
-	if (exs && lsn->qlen <= READ_ONCE(exs->sk.sk_max_ack_backlog)) {
-		lsn->qlen++;
-		refcount_inc(&lsn->ref);
-		rsize = exs_ring_size_of(exs);
-		inline_max = READ_ONCE(exs->inline_max);
-	}
-	spin_unlock_bh(&lsn->lock);
-	if (!exs)
-		return exs_reject(id, net, EXS_WIRE_REJ_NO_LISTENER);
-	if (!rsize)
-		return exs_reject(id, net, EXS_WIRE_REJ_BACKLOG);
+	err = exs_child_reserve(lsn, &rsize, &inline_max);
+	if (err)
+		return exs_reject(id, net, err);
 
 	conn = exs_conn_alloc(net, id, rsize, inline_max);
 	if (!conn)
 		goto nomem;
 	conn->passive = true;
 	conn->lsn = lsn;
-	/* ours is the request's destination, theirs its source */
-	conn->self.family = peer.family;
-	conn->self.saddr = peer.daddr;
-	conn->self.sport = peer.dport;
-	conn->self.daddr = peer.saddr;
-	conn->self.dport = peer.sport;
+	exs_child_ends(conn, &peer);
 
 	err = exs_conn_create_qp(conn);
 	if (!err)
@@ -149,8 +184,8 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 		err = rdma_accept(id, &param);
 		if (!err) {
 			/* the connector has this long to say READY */
-			mod_delayed_work(exs_wq, &conn->timeout_work,
-					 msecs_to_jiffies(timeout_ms));
+			exs_conn_arm_timeout(conn,
+					     msecs_to_jiffies(timeout_ms));
 			return 0;
 		}
 		id->context = lsn;
@@ -159,11 +194,56 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	exs_conn_hw_release(conn, false);
 	exs_conn_put(conn);
 nomem:
-	spin_lock_bh(&lsn->lock);
-	lsn->qlen--;
-	spin_unlock_bh(&lsn->lock);
-	exs_listener_put(lsn);
+	exs_child_unreserve(lsn);
 	return exs_reject(id, net, EXS_WIRE_REJ_NOMEM);
+}
+
+/* The listener an OPEN names, as rdma_cm finds the one a REQ goes to: the
+ * port, and the address it is bound to, if any.  Under RCU.
+ */
+static struct exs_listener *exs_listener_find(struct net *net,
+					      const struct exs_wire_peer *peer)
+{
+	struct exs_listener *lsn;
+
+	hash_for_each_possible_rcu(exs_listeners, lsn, hnode,
+				   (__force u16)peer->dport) {
+		if (net_eq(lsn->net, net) && exs_request_fits(lsn, peer) &&
+		    (ipv6_addr_any(&lsn->addr) ||
+		     ipv6_addr_equal(&lsn->addr, &peer->daddr) ||
+		     (ipv6_addr_v4mapped(&lsn->addr) &&
+		      lsn->addr.s6_addr32[3] == htonl(INADDR_ANY))))
+			return lsn;
+	}
+	return NULL;
+}
+
+/* An OPEN on @conn, a parked acceptor's end (reuse.c): the listener on
+ * its port takes it as it takes a request, with no QP to build.  0, with
+ * @conn renewed as the listener's child, or an enum exs_wire_reject.
+ * Called under conn->lock, in a completion handler.
+ */
+int exs_rdma_open_child(struct exs_conn *conn,
+			const struct exs_wire_peer *peer)
+{
+	struct exs_listener *lsn;
+	u32 rsize = 0, inline_max = 0;
+	int why = EXS_WIRE_REJ_NO_LISTENER;
+
+	rcu_read_lock();
+	lsn = exs_listener_find(conn->net, peer);
+	if (lsn)
+		why = exs_child_reserve(lsn, &rsize, &inline_max);
+	rcu_read_unlock();
+	if (why)
+		return why;
+
+	exs_conn_renew(conn);
+	conn->lsn = lsn;
+	conn->on_connect = exs_child_event;
+	conn->inline_max = min_t(u32, inline_max, conn->inline_cap);
+	exs_child_ends(conn, peer);
+	return EXS_WIRE_REJ_NONE;
 }
 
 static void exs_listener_remove_work(struct work_struct *work)
@@ -242,6 +322,7 @@ int exs_rdma_listen(struct exs_sock *exs, int backlog)
 	lsn->family = nsk->sk_family;
 	lsn->v6only = nsk->sk_family == AF_INET6 && ipv6_only_sock(nsk);
 	lsn->port = htons(inet_sk(nsk)->inet_num);
+	exs_addr_to_v6((struct sockaddr *)&addr, &lsn->addr, &lsn->port);
 	spin_lock_init(&lsn->lock);
 	INIT_LIST_HEAD(&lsn->queue);
 	INIT_WORK(&lsn->remove_work, exs_listener_remove_work);
@@ -261,6 +342,9 @@ int exs_rdma_listen(struct exs_sock *exs, int backlog)
 		goto err_id;
 	lsn->id = id;
 	exs->lsn = lsn;
+	spin_lock_bh(&exs_listeners_lock);
+	hash_add_rcu(exs_listeners, &lsn->hnode, (__force u16)lsn->port);
+	spin_unlock_bh(&exs_listeners_lock);
 	exs_negcache_forget_local(net, lsn->port);
 	return 0;
 
@@ -285,6 +369,9 @@ void exs_rdma_unlisten(struct exs_sock *exs)
 		return;
 	exs->lsn = NULL;
 
+	spin_lock_bh(&exs_listeners_lock);
+	hash_del_rcu(&lsn->hnode);
+	spin_unlock_bh(&exs_listeners_lock);
 	spin_lock_bh(&lsn->lock);
 	lsn->owner = NULL;
 	list_splice_init(&lsn->queue, &queue);

@@ -121,6 +121,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	conn->state = EXS_CONN_CONNECTING;
 	INIT_LIST_HEAD(&conn->dev_node);
 	INIT_LIST_HEAD(&conn->accept_node);
+	INIT_LIST_HEAD(&conn->park_node);
 	INIT_WORK(&conn->hw_work, exs_conn_hw_work);
 	INIT_WORK(&conn->qp_event_work, exs_qp_event_work);
 	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
@@ -314,9 +315,9 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	attr.cap.max_recv_wr = EXS_RQ_DEPTH + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
-	/* control messages always go inline */
+	/* control messages always go inline, an OPEN the longest */
 	attr.cap.max_inline_data = max_t(u32, conn->inline_max,
-					 sizeof(struct exs_wire_msg));
+					 sizeof(struct exs_wire_open));
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	attr.event_handler = exs_qp_event;
@@ -328,8 +329,8 @@ int exs_conn_create_qp(struct exs_conn *conn)
 		return err;
 	conn->qp = id->qp;
 	/* the device may grant less than we asked */
-	conn->inline_max = min_t(u32, conn->inline_max,
-				 attr.cap.max_inline_data);
+	conn->inline_cap = min_t(u32, attr.cap.max_inline_data, U16_MAX);
+	conn->inline_max = min_t(u32, conn->inline_max, conn->inline_cap);
 
 	for (i = 0; i < EXS_RQ_DEPTH; i++) {
 		struct exs_rx_slot *slot = &conn->rx[i];
@@ -495,14 +496,18 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 	return err;
 }
 
-/* A control message, sent inline; -EAGAIN when the send queue is full.
- * Called under conn->lock.
+/* A control message of @len bytes at @msg (conn->tx_msg or tx_open),
+ * sent inline; -EAGAIN when the send queue is full.  Called under
+ * conn->lock.
  */
-static int exs_conn_send_ctrl(struct exs_conn *conn,
-			      enum exs_wire_msg_type type, u32 cursor)
+static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len)
 {
 	struct exs_tx_slot *slot;
-	struct ib_sge sge;
+	struct ib_sge sge = {
+		.addr	= (uintptr_t)msg,
+		.length	= len,
+		.lkey	= conn->pd->local_dma_lkey,
+	};
 	struct ib_send_wr wr = {
 		.opcode		= IB_WR_SEND,
 		.send_flags	= IB_SEND_SIGNALED | IB_SEND_INLINE,
@@ -517,23 +522,37 @@ static int exs_conn_send_ctrl(struct exs_conn *conn,
 		return -EAGAIN;
 	slot->kind = EXS_TX_CTRL;
 	wr.wr_cqe = &slot->cqe;
-
-	conn->tx_msg.type = type;
-	conn->tx_msg.flags = 0;
-	conn->tx_msg.reserved = 0;
-	conn->tx_msg.cursor = cpu_to_be32(cursor);
-	sge.addr = (uintptr_t)&conn->tx_msg;
-	sge.length = sizeof(conn->tx_msg);
-	sge.lkey = conn->pd->local_dma_lkey;
 	if (exs_post_send(conn, &wr))
 		return -ECONNRESET;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSOUT);
 	return 0;
 }
 
+int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
+		       u32 cursor)
+{
+	conn->tx_msg.type = type;
+	conn->tx_msg.flags = 0;
+	conn->tx_msg.reserved = 0;
+	conn->tx_msg.cursor = cpu_to_be32(cursor);
+	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg));
+}
+
+/* A connector's OPEN on its parked QP, for the connection conn->self
+ * names (reuse.c).  Called under conn->lock.
+ */
+int exs_conn_send_open(struct exs_conn *conn)
+{
+	exs_wire_build_open(&conn->tx_open, &conn->self);
+	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open));
+}
+
 /* Return credits if they are due.  Called under conn->lock. */
 void exs_conn_credit(struct exs_conn *conn)
 {
+	/* after our LAST the peer hears nothing more (reuse.c) */
+	if (conn->last_sent)
+		return;
 	if (!exs_credit_due(conn->rsize, conn->rcons, conn->racked,
 			    conn->credit_fraction, conn->peer_low) &&
 	    !conn->credit_owed)
@@ -563,8 +582,9 @@ void exs_conn_probe(struct exs_conn *conn)
 	/* before our READY, a CREDIT would break the protocol; a signaled
 	 * request last in the queue will tell
 	 */
-	if (conn->ready_sent && (conn->sq_head == conn->sq_tail ||
-				 conn->sq_signaled != conn->sq_head))
+	if (conn->ready_sent && !conn->last_sent &&
+	    (conn->sq_head == conn->sq_tail ||
+	     conn->sq_signaled != conn->sq_head))
 		exs_conn_send_ctrl(conn, EXS_MSG_CREDIT, conn->racked);
 }
 
@@ -716,6 +736,8 @@ void exs_conn_tx_push(struct exs_conn *conn)
 	    conn->tposted == conn->tcopied &&
 	    !exs_conn_send_ctrl(conn, EXS_MSG_FIN, conn->tposted))
 		conn->fin_sent = true;
+	if (conn->fin_sent && conn->orphan)
+		exs_park_last(conn);
 }
 
 /* Tell the owner-to-be the connection is up, once: established, and the
@@ -724,7 +746,7 @@ void exs_conn_tx_push(struct exs_conn *conn)
  * out a connection whose connector failed after the CM handshake (its
  * send buffer, say) and fell back to TCP.  Called under conn->lock.
  */
-static void exs_conn_announce(struct exs_conn *conn)
+void exs_conn_announce(struct exs_conn *conn)
 {
 	if (conn->announced || conn->state != EXS_CONN_ESTABLISHED ||
 	    !conn->peer_ready)
@@ -732,6 +754,44 @@ static void exs_conn_announce(struct exs_conn *conn)
 	conn->announced = true;
 	if (conn->on_connect)
 		conn->on_connect(conn);
+}
+
+/* A parked connection carries a new one (reuse.c): what was the last
+ * one's starts afresh.  The cursors go on from where both ends left
+ * them: each had consumed all the other wrote, and said so in its LAST.
+ * Called under conn->lock.
+ */
+void exs_conn_renew(struct exs_conn *conn)
+{
+	conn->err = 0;
+	conn->reason = EXS_FALLBACK_NONE;
+	conn->transient = false;
+	conn->announced = false;
+	conn->peer_ready = false;
+	conn->fin_sent = false;
+	conn->fin_acked = false;
+	conn->fin_rcvd = false;
+	conn->shut_wr = false;
+	conn->peer_low = false;
+	conn->credit_owed = false;
+	conn->tx_wanted = false;
+	conn->nodelay = false;
+	conn->hold = false;
+	conn->persist = false;
+	conn->keepalive = false;
+	conn->last_sent = false;
+	conn->last_rcvd = false;
+	conn->refused = 0;
+	conn->orphan = false;
+	conn->reused = true;
+	conn->owner = NULL;
+	conn->on_connect = NULL;
+	conn->lsn = NULL;
+	conn->rx_bytes = 0;
+	conn->tx_bytes = 0;
+	conn->last_heard = jiffies;
+	conn->last_acked = conn->last_heard;
+	conn->inline_max = conn->inline_cap;
 }
 
 /* The ACK timeout the CM gave the QP at RTS (its own, or
@@ -826,7 +886,8 @@ void exs_conn_shut_wr(struct exs_conn *conn)
 void exs_conn_keep_native(struct exs_conn *conn, struct socket **native)
 {
 	spin_lock_bh(&conn->lock);
-	if (!conn->hw_released) {
+	/* a reused connection's QP has one already, the first socket's */
+	if (!conn->hw_released && !conn->native) {
 		/* never merged, so it has no file (fallback.c lends one) */
 		conn->native = *native;
 		*native = NULL;
@@ -852,10 +913,12 @@ void exs_conn_orphan(struct exs_conn *conn, bool reset)
 			exs_conn_shut_wr(conn);
 	}
 	/* armed under the lock, so the teardown's cancel always sees it */
-	if (conn->hw_released || exs_conn_tx_finished(conn))
+	if (conn->hw_released)
 		exs_conn_queue_hw(conn);
+	else if (exs_conn_tx_finished(conn))
+		exs_conn_finished(conn);
 	else
-		mod_delayed_work(exs_wq, &conn->timeout_work, 60 * HZ);
+		exs_conn_arm_timeout(conn, 60 * HZ);
 	spin_unlock_bh(&conn->lock);
 }
 
@@ -940,6 +1003,7 @@ static void exs_conn_hw_work(struct work_struct *work)
 	struct socket *native = NULL;
 	bool put_orphan;
 
+	exs_park_unlink(conn);
 	if (!conn->torn_down && conn->id) {
 		/* after this no rdma_cm handler builds anything on the conn */
 		rdma_lock_handler(conn->id);
@@ -967,9 +1031,27 @@ static void exs_conn_hw_work(struct work_struct *work)
 	exs_conn_put(conn);	/* exs_conn_queue_hw()'s */
 }
 
-/* One timer, three deadlines: an RDMA attempt that is still connecting,
- * an established one whose peer never said READY, and a closed socket's
- * last bytes.  Anything else it finds has moved on.
+/* Arm timeout_work for @delay from now; a run that finds an earlier
+ * deadline than the last one armed (it waited for the lock while it was
+ * armed again: a parked connection reused) does nothing.  Called under
+ * conn->lock, or before anyone else can see the connection.
+ */
+void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay)
+{
+	conn->timeout_at = jiffies + delay;
+	mod_delayed_work(exs_wq, &conn->timeout_work, delay);
+}
+
+void exs_conn_disarm_timeout(struct exs_conn *conn)
+{
+	conn->timeout_at = jiffies + MAX_JIFFY_OFFSET;
+	cancel_delayed_work(&conn->timeout_work);
+}
+
+/* One timer, five deadlines: an RDMA attempt that is still connecting,
+ * an established one whose peer never said READY, a closed socket's last
+ * bytes, its peer's LAST (reuse.c), and a parked connection's idle time.
+ * Anything else it finds has moved on.
  */
 static void exs_conn_timeout_work(struct work_struct *work)
 {
@@ -977,7 +1059,13 @@ static void exs_conn_timeout_work(struct work_struct *work)
 					     struct exs_conn, timeout_work);
 
 	spin_lock_bh(&conn->lock);
-	if (conn->state == EXS_CONN_CONNECTING) {
+	if (time_before(jiffies, conn->timeout_at)) {
+		/* armed again meanwhile */
+	} else if (exs_park_expire(conn)) {
+		/* parked, or done and waiting for the peer's LAST, too long:
+		 * an orderly end
+		 */
+	} else if (conn->state == EXS_CONN_CONNECTING) {
 		if (!conn->reason)
 			conn->reason = EXS_FALLBACK_TIMEOUT;
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
@@ -1069,6 +1157,11 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	conn->last_acked = conn->last_heard;
 	if (conn->fin_sent && conn->sq_head == conn->sq_tail)
 		conn->fin_acked = true;
+	if (conn->park == EXS_PARK_IDLE) {
+		/* the LAST that parked it, or a REFUSE */
+		spin_unlock(&conn->lock);
+		return;
+	}
 	/* a DATA message may follow its write with the older cursor */
 	if ((s32)(slot->end - conn->tdone) > 0) {
 		conn->tdone = slot->end;
@@ -1080,7 +1173,7 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		exs_conn_credit(conn);
 	exs_conn_tx_push(conn);
 	if (conn->orphan && exs_conn_tx_finished(conn))
-		exs_conn_queue_hw(conn);
+		exs_conn_finished(conn);
 	spin_unlock(&conn->lock);
 }
 
@@ -1113,21 +1206,28 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 		      struct exs_rx_slot *slot)
 {
 	struct ib_device *ibdev = conn->dev->ibdev;
+	union exs_wire_rx *rx = conn->rx_msgs + (slot - conn->rx);
+	struct exs_wire_peer peer;
 	enum exs_wire_msg_type type;
 	u32 cursor;
 
 	ib_dma_sync_single_for_cpu(ibdev, slot->sge.addr, slot->sge.length,
 				   DMA_FROM_DEVICE);
-	if (exs_wire_parse_msg(conn->rx_msgs + (slot - conn->rx),
-			       wc->byte_len, &type, &cursor))
+	if (exs_wire_parse_msg(rx, wc->byte_len, &type, &cursor) ||
+	    (type == EXS_MSG_OPEN &&
+	     exs_wire_parse_req(&rx->open.req, sizeof(rx->open.req), &peer)))
 		return -EPROTO;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
 	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
 				      DMA_FROM_DEVICE);
 
+	/* a parked QP hears nothing but an OPEN (reuse.c) */
+	if (conn->park == EXS_PARK_IDLE && type != EXS_MSG_OPEN)
+		return -EPROTO;
+
 	switch (type) {
 	case EXS_MSG_READY:
-		if (conn->peer_ready || cursor)
+		if (conn->peer_ready || cursor || conn->refused)
 			return -EPROTO;
 		conn->peer_ready = true;
 		exs_conn_announce(conn);
@@ -1137,7 +1237,7 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
 		return 0;
 	case EXS_MSG_CREDIT:
-		if (!conn->peer_ready ||
+		if (!conn->peer_ready || conn->last_rcvd ||
 		    !exs_cursor_advance_ok(conn->tcredit, cursor,
 					   conn->tposted))
 			return -EPROTO;
@@ -1155,6 +1255,31 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 		return cursor ? -EPROTO : -ECONNRESET;
 	case EXS_MSG_DATA:
 		return exs_rx_bytes(conn, cursor) ? 0 : -EPROTO;
+	case EXS_MSG_LAST:
+		/* after its FIN; it consumed what we sent, or some of it */
+		if (!conn->fin_rcvd || conn->last_rcvd ||
+		    !exs_cursor_advance_ok(conn->tcredit, cursor,
+					   conn->tposted))
+			return -EPROTO;
+		conn->last_rcvd = true;
+		conn->last_cursor = cursor;
+		conn->tcredit = cursor;
+		if (conn->orphan && exs_conn_tx_finished(conn))
+			exs_conn_finished(conn);
+		return 0;
+	case EXS_MSG_OPEN:
+		return exs_park_accept(conn, &peer);
+	case EXS_MSG_REFUSE:
+		/* the answer to our OPEN, instead of READY */
+		if (conn->passive || !conn->reused || conn->peer_ready ||
+		    conn->refused || cursor == EXS_WIRE_REJ_NONE ||
+		    cursor == EXS_WIRE_REJ_VERSION ||
+		    cursor > EXS_WIRE_REJ_NOMEM)
+			return -EPROTO;
+		conn->refused = cursor;
+		if (conn->on_connect)
+			conn->on_connect(conn);
+		return 0;
 	default:
 		return -EPROTO;
 	}

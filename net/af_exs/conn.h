@@ -60,6 +60,13 @@ enum exs_conn_state {
 	EXS_CONN_CLOSED,	/* failed, reset or disconnected */
 };
 
+/* reuse.c: where a connection stands towards reuse */
+enum exs_park_state {
+	EXS_PARK_NONE,		/* in use */
+	EXS_PARK_IDLE,		/* parked: waits for the next connection */
+	EXS_PARK_GONE,		/* ended while parked or parking */
+};
+
 enum exs_tx_kind {
 	EXS_TX_REG,
 	EXS_TX_DATA,
@@ -88,6 +95,9 @@ struct exs_listener {
 	int			family;		/* of the native listener */
 	bool			v6only;
 	__be16			port;
+	struct in6_addr		addr;		/* bound to; any, or IPv4-mapped */
+	struct hlist_node	hnode;		/* exs_listeners, for OPENs */
+	struct rcu_head		rcu;
 	struct work_struct	remove_work;	/* the device went away */
 };
 
@@ -148,6 +158,17 @@ struct exs_conn {
 	bool			orphan_put;	/* ...and dropped the socket's ref */
 	bool			persist;	/* the watch probes a full ring */
 	bool			keepalive;	/* SO_KEEPALIVE: probe when idle */
+	/* reuse.c: both ends say LAST once done, then the QP parks */
+	bool			last_sent;	/* nothing more from us */
+	bool			last_rcvd;	/* ...nor from the peer */
+	bool			reused;		/* carried by a parked QP */
+	u8			refused;	/* ...whose OPEN was refused: why */
+	u8			park;		/* enum exs_park_state */
+	u16			inline_cap;	/* what the QP sends inline */
+	u32			last_cursor;	/* the peer's LAST: it consumed */
+	unsigned long		timeout_at;	/* when timeout_work may act */
+	struct list_head	park_node;	/* exs_parked */
+	struct in6_addr		node;		/* connector: the RDMA node */
 
 	/* the socket completions wake; NULL once it is closed */
 	struct exs_sock		*owner;
@@ -199,9 +220,12 @@ struct exs_conn {
 	u32			sq_head, sq_tail;
 	u32			sq_signaled;	/* sq_head after the last signaled */
 	struct exs_rx_slot	rx[EXS_RQ_DEPTH];
-	struct exs_wire_msg	*rx_msgs;	/* one per rx slot, DMA mapped */
+	union exs_wire_rx	*rx_msgs;	/* one per rx slot, DMA mapped */
 	u64			rx_msgs_dma;
-	struct exs_wire_msg	tx_msg;		/* scratch, sent inline */
+	union {				/* scratch, sent inline */
+		struct exs_wire_msg	tx_msg;
+		struct exs_wire_open	tx_open;
+	};
 };
 
 /* device.c */
@@ -236,10 +260,33 @@ void exs_conn_probe(struct exs_conn *conn);
 bool exs_conn_awaits_ack(const struct exs_conn *conn);
 void exs_conn_stalled(struct exs_conn *conn);
 void exs_conn_shut_wr(struct exs_conn *conn);
+void exs_conn_announce(struct exs_conn *conn);
+void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay);
+void exs_conn_disarm_timeout(struct exs_conn *conn);
+void exs_conn_renew(struct exs_conn *conn);
+int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
+		       u32 cursor);
+int exs_conn_send_open(struct exs_conn *conn);
 bool exs_conn_tx_finished(const struct exs_conn *conn);
 u32 exs_conn_tx_free(const struct exs_conn *conn);
 int exs_conn_init(void);
 void exs_conn_exit(void);
+
+/* reuse.c */
+struct exs_wire_peer;
+void exs_park_last(struct exs_conn *conn);
+void exs_conn_finished(struct exs_conn *conn);
+bool exs_park_expire(struct exs_conn *conn);
+bool exs_park_end(struct exs_conn *conn);
+void exs_park_unlink(struct exs_conn *conn);
+struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
+			       int family, u32 rsize);
+void exs_park_return(struct exs_conn *conn);
+int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer);
+
+/* accept.c: an OPEN for a listener, as a REQ is; 0 or enum exs_wire_reject */
+int exs_rdma_open_child(struct exs_conn *conn,
+			const struct exs_wire_peer *peer);
 
 /* keepalive.c */
 void exs_watch_work(struct work_struct *work);

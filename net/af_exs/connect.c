@@ -186,17 +186,55 @@ static int exs_connect_resolve(struct rdma_cm_id *id, __be16 port,
 	return rdma_resolve_addr(id, NULL, node, timeout_ms);
 }
 
-/* Start an RDMA attempt to @addr.  0 when under way, or the reason to go
- * to TCP at once.  Under the socket lock, @addr already checked.
+/* Carry the connect on @conn, a parked QP to the same node (reuse.c):
+ * OPEN, which the peer answers READY (the connect settles as after a REP
+ * and READY) or REFUSE.  0, or the QP failed and is gone.  Under the
+ * socket lock.
+ */
+static int exs_connect_reopen(struct exs_sock *exs, struct exs_conn *conn,
+			      struct sockaddr *addr, struct sockaddr *src)
+{
+	struct net *net = sock_net(&exs->sk);
+	struct in6_addr unused;
+	int err;
+
+	spin_lock_bh(&conn->lock);
+	exs_conn_renew(conn);
+	conn->owner = exs;
+	conn->on_connect = exs_connect_event;
+	conn->inline_max = min_t(u32, READ_ONCE(exs->inline_max),
+				 conn->inline_cap);
+	/* the route's source address, as before; this socket's port */
+	exs_addr_to_v6(src, &unused, &conn->self.sport);
+	exs_addr_to_v6(addr, &conn->self.daddr, &conn->self.dport);
+	err = exs_conn_send_open(conn);
+	if (!err)
+		exs_conn_arm_timeout(conn, msecs_to_jiffies(
+					exs_connect_timeout_ms(net)));
+	spin_unlock_bh(&conn->lock);
+	if (err) {
+		exs_conn_orphan(conn, true);
+		return err;
+	}
+	exs->conn = conn;
+	return 0;
+}
+
+/* Start an RDMA attempt to @addr, on a parked QP if @reuse finds one.  0
+ * when under way, or the reason to go to TCP at once.  Under the socket
+ * lock, @addr already checked.
  */
 static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
-						  struct sockaddr *addr)
+						  struct sockaddr *addr,
+						  bool reuse)
 {
 	struct net *net = sock_net(&exs->sk);
 	enum exs_fallback_reason reason;
 	struct sockaddr_storage src, node;
+	struct in6_addr node6;
 	struct rdma_cm_id *id;
 	struct exs_conn *conn;
+	__be16 unused;
 	u32 rsize;
 	int err;
 
@@ -216,9 +254,18 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		return EXS_FALLBACK_NO_DEVICE;
 
 	rsize = exs_ring_size_of(exs);
+	exs_addr_to_v6((struct sockaddr *)&node, &node6, &unused);
+	reuse &= !!READ_ONCE(exs_pernet(net)->cfg.reuse_idle_ms);
+	conn = reuse ? exs_park_take(net, &node6, addr->sa_family, rsize) :
+		       NULL;
+	if (conn && !exs_connect_reopen(exs, conn, addr,
+					(struct sockaddr *)&src))
+		return EXS_FALLBACK_NONE;
+
 	conn = exs_conn_alloc(net, NULL, rsize, READ_ONCE(exs->inline_max));
 	if (!conn)
 		return EXS_FALLBACK_NOMEM;
+	conn->node = node6;
 	exs_addr_to_v6((struct sockaddr *)&src, &conn->self.saddr,
 		       &conn->self.sport);
 	exs_addr_to_v6(addr, &conn->self.daddr, &conn->self.dport);
@@ -247,8 +294,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		return EXS_FALLBACK_NO_DEVICE;
 	}
 	exs->conn = conn;
-	mod_delayed_work(exs_wq, &conn->timeout_work,
-			 msecs_to_jiffies(exs_connect_timeout_ms(net)));
+	exs_conn_arm_timeout(conn, msecs_to_jiffies(exs_connect_timeout_ms(net)));
 	return EXS_FALLBACK_NONE;
 }
 
@@ -283,16 +329,20 @@ static void exs_connect_to_tcp(struct exs_sock *exs,
 static void exs_connect_settle(struct exs_sock *exs)
 {
 	struct exs_conn *conn = exs->conn;
-	bool transient;
-	u8 state, reason;
+	bool transient, reused;
+	u8 state, reason, refused;
 
 	if (exs->cstate != EXS_CS_CONNECTING || !conn)
 		return;
 	spin_lock_bh(&conn->lock);
 	state = conn->state;
-	/* up once the peer's READY came too (exs_conn_announce()) */
+	refused = conn->refused;
+	reused = conn->reused;
+	/* up once the peer's READY came too (exs_conn_announce()); a
+	 * parked QP's OPEN may be refused instead
+	 */
 	if (state == EXS_CONN_ESTABLISHED && !conn->announced)
-		state = EXS_CONN_CONNECTING;
+		state = refused ? EXS_CONN_CLOSED : EXS_CONN_CONNECTING;
 	reason = conn->reason;
 	transient = conn->transient;
 	/* from here an error is the socket's (exs_conn_report_err()) */
@@ -308,6 +358,9 @@ static void exs_connect_settle(struct exs_sock *exs)
 		WRITE_ONCE(exs->transport, EXS_TRANSPORT_RDMA);
 		exs->sk.sk_state = TCP_ESTABLISHED;
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_CONNECTRDMA);
+		if (reused)
+			EXS_INC_STATS(sock_net(&exs->sk),
+				      EXS_MIB_CONNECTREUSE);
 		trace_exs_connect(&conn->self, 0);
 		exs_watch_update(exs, sock_flag(&exs->sk, SOCK_KEEPOPEN));
 		/* Now, not at the peer's READY (which may come first, and
@@ -321,7 +374,24 @@ static void exs_connect_settle(struct exs_sock *exs)
 	}
 
 	exs->conn = NULL;
-	exs_conn_orphan(conn, true);
+	if (refused) {
+		/* the QP is fine: parked again, as at the peer */
+		exs_park_return(conn);
+		reason = EXS_FALLBACK_PEER_REJECT;
+		transient = refused != EXS_WIRE_REJ_NO_LISTENER;
+	} else if (reused) {
+		/* the parked QP failed (its peer let it go meanwhile): a
+		 * connection of its own, as if there had been none
+		 */
+		exs_conn_orphan(conn, true);
+		reason = exs_connect_start(exs, (struct sockaddr *)&exs->daddr,
+					   false);
+		if (!reason)
+			return;
+		transient = true;
+	} else {
+		exs_conn_orphan(conn, true);
+	}
 	/* the timer and rdma_cm's events name theirs; a device that went
 	 * away mid-attempt is the one that leaves none
 	 */
@@ -401,7 +471,7 @@ int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
 		memcpy(&exs->daddr, addr, len);
 		exs->daddr_len = len;
 		reason = exs_connect_start(exs,
-					   (struct sockaddr *)&exs->daddr);
+					   (struct sockaddr *)&exs->daddr, true);
 		if (reason) {
 			exs_fallback(exs, reason);
 			exs->cstate = EXS_CS_MERGED;

@@ -73,6 +73,8 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 	spin_lock_bh(&dev->lock);
 	dev->dying = true;
 	list_for_each_entry(conn, &dev->conns, dev_node) {
+		if (exs_park_end(conn))
+			continue;
 		EXS_INC_STATS(conn->net, EXS_MIB_DEVREMOVED);
 		exs_conn_abort(conn, -ENETDOWN, false);
 	}

@@ -33,6 +33,9 @@ enum exs_mib_field {
 	EXS_MIB_DEVADDED,	/* RDMA devices that came (init_net) */
 	EXS_MIB_DEVGONE,	/* RDMA devices that went (init_net) */
 	EXS_MIB_LISTENTCPONLY,	/* a listener rdma_cm would not take */
+	EXS_MIB_PARKED,		/* connections whose QP was kept for reuse */
+	EXS_MIB_CONNECTREUSE,	/* connect() ended on a parked QP */
+	EXS_MIB_ACCEPTREUSE,	/* a listener took an OPEN on a parked QP */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,

@@ -20,6 +20,7 @@ struct exs_settings {
 	int	inline_threshold;	/* EXS_INLINE of a new socket */
 	int	delayed_ack_fraction;	/* credits every 1/N of the ring */
 	int	ack_timeout;		/* the QPs' local ACK timeout; 0: CM's */
+	int	reuse_idle_ms;		/* a parked QP waits; 0: no reuse */
 };
 
 struct exs_map;

@@ -106,18 +106,26 @@ int exs_wire_parse_rej(const void *data, unsigned int len,
 	return 0;
 }
 
+/* An OPEN carries a REQ (exs_wire_parse_req() checks it), and no cursor;
+ * every other message is the bare header.
+ */
 int exs_wire_parse_msg(const void *data, unsigned int len,
 		       enum exs_wire_msg_type *type, u32 *cursor)
 {
 	const struct exs_wire_msg *msg = data;
 
-	if (len != sizeof(*msg))
+	if (len < sizeof(*msg))
 		return -EPROTO;
 	if (msg->type < EXS_MSG_READY || msg->type >= __EXS_MSG_MAX ||
 	    msg->flags || msg->reserved)
 		return -EPROTO;
+	if (len != (msg->type == EXS_MSG_OPEN ?
+		    sizeof(struct exs_wire_open) : sizeof(*msg)))
+		return -EPROTO;
 	*type = msg->type;
 	*cursor = be32_to_cpu(msg->cursor);
+	if (*type == EXS_MSG_OPEN && *cursor)
+		return -EPROTO;
 	return 0;
 }
 
@@ -134,6 +142,14 @@ void exs_wire_build_req(struct exs_wire_req *req,
 	req->ring_addr = cpu_to_be64(self->ring_addr);
 	req->ring_rkey = cpu_to_be32(self->ring_rkey);
 	req->ring_len = cpu_to_be32(self->ring_len);
+}
+
+void exs_wire_build_open(struct exs_wire_open *open,
+			 const struct exs_wire_peer *self)
+{
+	memset(&open->hdr, 0, sizeof(open->hdr));
+	open->hdr.type = EXS_MSG_OPEN;
+	exs_wire_build_req(&open->req, self);
 }
 
 void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey, u32 len)

@@ -12,7 +12,8 @@
 #include <linux/in6.h>
 #include <linux/types.h>
 
-#define EXS_WIRE_VERSION	1
+/* 2: parked connections carry new ones (LAST, OPEN, REFUSE) */
+#define EXS_WIRE_VERSION	2
 #define EXS_WIRE_PDATA_MAX	56	/* IB CM REQ minus the rdma_cm header */
 
 enum {
@@ -63,6 +64,16 @@ enum exs_wire_msg_type {
 				 * just before would have said, from devices
 				 * without immediate data
 				 */
+	EXS_MSG_LAST,		/* cursor: my consumer cursor; after my FIN,
+				 * my last message on this connection: keep
+				 * the QP for the next one (reuse.c)
+				 */
+	EXS_MSG_OPEN,		/* on a parked QP, from its connector: a new
+				 * connection, struct exs_wire_open
+				 */
+	EXS_MSG_REFUSE,		/* cursor: enum exs_wire_reject; the OPEN is
+				 * refused, the QP stays parked
+				 */
 	__EXS_MSG_MAX,
 };
 
@@ -72,6 +83,20 @@ struct exs_wire_msg {
 	__be16	reserved;
 	__be32	cursor;
 } __packed;
+
+/* OPEN: the REQ's fields, for a connection a parked QP carries; its ring
+ * fields repeat the rings the QP has.
+ */
+struct exs_wire_open {
+	struct exs_wire_msg	hdr;
+	struct exs_wire_req	req;
+} __packed;
+
+/* What a posted receive holds: any control message. */
+union exs_wire_rx {
+	struct exs_wire_msg	msg;
+	struct exs_wire_open	open;
+};
 
 /* Immediate data of a ring write: its length, and a flag asking for the
  * next credit update at once (the sender's window is running out).
@@ -100,6 +125,8 @@ int exs_wire_parse_msg(const void *data, unsigned int len,
 		       enum exs_wire_msg_type *type, u32 *cursor);
 void exs_wire_build_req(struct exs_wire_req *req,
 			const struct exs_wire_peer *self);
+void exs_wire_build_open(struct exs_wire_open *open,
+			 const struct exs_wire_peer *self);
 void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey,
 			u32 len);
 void exs_wire_build_rej(struct exs_wire_rep *rep, enum exs_wire_reject why);

@@ -183,11 +183,64 @@ static void exs_wire_test_msg(struct kunit *test)
 						 &cursor), -EPROTO);
 }
 
+/* The messages of reuse: an OPEN is a header and a REQ, and only that
+ * length; LAST and REFUSE are bare headers.
+ */
+static void exs_wire_test_reuse_msgs(struct kunit *test)
+{
+	struct exs_wire_open open;
+	struct exs_wire_msg msg = {};
+	struct exs_wire_peer self, got;
+	enum exs_wire_msg_type type;
+	u32 cursor;
+
+	KUNIT_EXPECT_EQ(test, sizeof(open), sizeof(union exs_wire_rx));
+	exs_wire_test_self(&self, AF_INET6);
+	exs_wire_build_open(&open, &self);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_OPEN);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&open.req, sizeof(open.req),
+						 &got), 0);
+	KUNIT_EXPECT_EQ(test, got.sport, self.sport);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&got.daddr, &self.daddr));
+	KUNIT_EXPECT_EQ(test, got.ring_rkey, self.ring_rkey);
+
+	/* an OPEN cut short, padded, with a cursor; a bare header of it */
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open) - 1,
+						 &type, &cursor), -EPROTO);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open) + 1,
+						 &type, &cursor), -EPROTO);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open.hdr),
+						 &type, &cursor), -EPROTO);
+	open.hdr.cursor = cpu_to_be32(1);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor), -EPROTO);
+
+	msg.type = EXS_MSG_LAST;
+	msg.cursor = cpu_to_be32(77);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_LAST);
+	KUNIT_EXPECT_EQ(test, cursor, 77U);
+	/* a LAST as long as an OPEN */
+	memset(&open, 0, sizeof(open));
+	open.hdr = msg;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor), -EPROTO);
+	msg.type = EXS_MSG_REFUSE;
+	msg.cursor = cpu_to_be32(EXS_WIRE_REJ_NO_LISTENER);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_REFUSE);
+}
+
 static struct kunit_case exs_wire_test_cases[] = {
 	KUNIT_CASE(exs_wire_test_req_roundtrip),
 	KUNIT_CASE(exs_wire_test_req_bad),
 	KUNIT_CASE(exs_wire_test_rep_rej),
 	KUNIT_CASE(exs_wire_test_msg),
+	KUNIT_CASE(exs_wire_test_reuse_msgs),
 	{}
 };
 

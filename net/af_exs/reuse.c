@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection reuse: an RDMA connection that ended cleanly keeps its queue
+ * pair, rings and their registration, parked, for the next connection
+ * between the same two hosts, as SMC-R keeps its link group.  The next
+ * connection then costs an OPEN and a READY on the parked QP instead of
+ * rdma_cm's handshake, a QP, a PD and a registered ring on each side, and
+ * their teardown (DREQ, drain) at close.
+ *
+ * A connection parks once both ends said LAST.  An end says LAST after
+ * its FIN, once its socket is closed and it consumed every byte, and
+ * sends nothing after it.  So a parked QP is idle, every byte written
+ * into either ring was consumed, and both ends agree on the cursors,
+ * from which the next connection goes on.
+ *
+ * The connector's end (the host that built the QP) keeps it in the pool
+ * for a later connect() to the same RDMA node; the acceptor's end waits
+ * for an OPEN, which names the TCP-level ends as the CM's REQ does, and
+ * hands it to the listener on that port (accept.c) or REFUSEs it and
+ * stays parked.  A parked QP joins the same two hosts as before and
+ * nothing else, and its rings were that peer's to write already: the
+ * security model is that of one connection.
+ *
+ * A parked connection not reused within net.exs.reuse_idle_ms goes (an
+ * acceptor's end waits twice as long: its connector's normally ends it
+ * first), as does an end that said LAST and did not hear the peer's in
+ * that time.  0 turns reuse off: no LAST, so no end parks.
+ */
+#define pr_fmt(fmt) "af_exs: " fmt
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <net/ipv6.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "mib.h"
+
+/* The parked connections of every namespace, most recent first: a
+ * connector's take the newest.  Lock order: conn->lock, then this.
+ */
+static LIST_HEAD(exs_parked);
+static DEFINE_SPINLOCK(exs_parked_lock);
+static unsigned int exs_parked_count;
+
+/* A bound on what parked QPs hold (two rings each). */
+#define EXS_PARKED_MAX	256
+
+static unsigned long exs_reuse_idle(const struct exs_conn *conn)
+{
+	int ms = READ_ONCE(exs_pernet(conn->net)->cfg.reuse_idle_ms);
+
+	return ms ? msecs_to_jiffies(ms) * (conn->passive ? 2 : 1) : 0;
+}
+
+/* Everything either end wrote was consumed, and said so. */
+static bool exs_park_clean(const struct exs_conn *conn)
+{
+	return conn->state == EXS_CONN_ESTABLISHED && !conn->err &&
+	       !conn->qp_closing && conn->last_sent &&
+	       conn->rprod == conn->rcons &&
+	       (!conn->last_rcvd || conn->last_cursor == conn->tposted);
+}
+
+/* Everything either end wrote was consumed, and both said so: parked, or
+ * about to park once our LAST's completion comes (the peer's OPEN may
+ * beat it: the OPEN follows our LAST, the completion its ack).
+ */
+static bool exs_park_ready(const struct exs_conn *conn)
+{
+	return conn->park == EXS_PARK_IDLE ||
+	       (conn->park == EXS_PARK_NONE && conn->orphan &&
+		conn->last_rcvd && exs_park_clean(conn));
+}
+
+/* After our FIN, once the socket is closed and every byte consumed: LAST,
+ * our consumer cursor (the credit of everything), then nothing more.
+ * Called under conn->lock.
+ */
+void exs_park_last(struct exs_conn *conn)
+{
+	if (conn->last_sent || !conn->fin_sent || !conn->orphan ||
+	    conn->park != EXS_PARK_NONE ||
+	    conn->state != EXS_CONN_ESTABLISHED || conn->err ||
+	    conn->rprod != conn->rcons || !exs_reuse_idle(conn))
+		return;
+	/* a full queue: the FIN's completion calls again */
+	if (exs_conn_send_ctrl(conn, EXS_MSG_LAST, conn->rcons))
+		return;
+	conn->last_sent = true;
+	conn->racked = conn->rcons;
+}
+
+/* Park @conn: the closed socket's reference becomes the pool's.  False
+ * when the pool is full.  Called under conn->lock.
+ */
+static bool exs_park(struct exs_conn *conn)
+{
+	bool room;
+
+	spin_lock(&exs_parked_lock);
+	room = exs_parked_count < EXS_PARKED_MAX;
+	if (room) {
+		list_add(&conn->park_node, &exs_parked);
+		exs_parked_count++;
+	}
+	spin_unlock(&exs_parked_lock);
+	if (!room)
+		return false;
+	conn->park = EXS_PARK_IDLE;
+	conn->owner = NULL;
+	conn->on_connect = NULL;
+	conn->orphan = true;
+	conn->persist = false;
+	conn->keepalive = false;
+	exs_conn_arm_timeout(conn, exs_reuse_idle(conn));
+	EXS_INC_STATS(conn->net, EXS_MIB_PARKED);
+	return true;
+}
+
+/* A closed socket's connection whose FIN and bytes are out (and acked):
+ * park it, wait for the peer's LAST, or tear it down.  Called under
+ * conn->lock.
+ */
+void exs_conn_finished(struct exs_conn *conn)
+{
+	if (conn->park == EXS_PARK_IDLE)
+		return;
+	if (conn->park == EXS_PARK_NONE && exs_park_clean(conn)) {
+		if (!conn->last_rcvd) {
+			exs_conn_arm_timeout(conn, exs_reuse_idle(conn));
+			return;
+		}
+		if (exs_park(conn))
+			return;
+	}
+	exs_conn_queue_hw(conn);
+}
+
+/* timeout_work's part: a parked connection idle too long, or one done
+ * that never heard the peer's LAST, ends in order.  Called under
+ * conn->lock.
+ */
+bool exs_park_expire(struct exs_conn *conn)
+{
+	if (conn->park != EXS_PARK_IDLE &&
+	    !(conn->orphan && conn->last_sent && !conn->last_rcvd &&
+	      conn->state == EXS_CONN_ESTABLISHED &&
+	      exs_conn_tx_finished(conn)))
+		return false;
+	conn->park = EXS_PARK_GONE;
+	exs_conn_queue_hw(conn);
+	return true;
+}
+
+/* The device goes: a parked connection is nobody's, it just ends. */
+bool exs_park_end(struct exs_conn *conn)
+{
+	bool parked;
+
+	spin_lock_bh(&conn->lock);
+	parked = conn->park == EXS_PARK_IDLE;
+	if (parked) {
+		conn->park = EXS_PARK_GONE;
+		exs_conn_queue_hw(conn);
+	}
+	spin_unlock_bh(&conn->lock);
+	return parked;
+}
+
+/* The teardown takes it out of the pool, if it is there. */
+void exs_park_unlink(struct exs_conn *conn)
+{
+	spin_lock_bh(&exs_parked_lock);
+	if (!list_empty(&conn->park_node)) {
+		list_del_init(&conn->park_node);
+		exs_parked_count--;
+	}
+	spin_unlock_bh(&exs_parked_lock);
+}
+
+/* A connector's parked connection to @node, for a socket of @family with
+ * a receive ring of @rsize bytes, or NULL.  It comes with the pool's
+ * reference, out of the pool, no longer parked.
+ */
+struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
+			       int family, u32 rsize)
+{
+	struct exs_conn *conn, *found;
+	bool ok;
+
+	do {
+		found = NULL;
+		spin_lock_bh(&exs_parked_lock);
+		list_for_each_entry(conn, &exs_parked, park_node) {
+			if (conn->passive || !net_eq(conn->net, net) ||
+			    conn->self.family != family ||
+			    conn->rsize != rsize ||
+			    !ipv6_addr_equal(&conn->node, node))
+				continue;
+			list_del_init(&conn->park_node);
+			exs_parked_count--;
+			found = conn;
+			break;
+		}
+		spin_unlock_bh(&exs_parked_lock);
+		if (!found)
+			return NULL;
+		/* it may have ended meanwhile: its teardown owns it then */
+		spin_lock_bh(&found->lock);
+		ok = found->park == EXS_PARK_IDLE &&
+		     found->state == EXS_CONN_ESTABLISHED;
+		if (ok) {
+			found->park = EXS_PARK_NONE;
+			exs_conn_disarm_timeout(found);
+		}
+		spin_unlock_bh(&found->lock);
+	} while (!ok);
+	return found;
+}
+
+/* A connector's OPEN was refused: the QP parks again, as its acceptor's
+ * end stayed.  Takes the socket's reference.
+ */
+void exs_park_return(struct exs_conn *conn)
+{
+	bool parked;
+
+	spin_lock_bh(&conn->lock);
+	conn->refused = 0;
+	conn->last_sent = true;
+	conn->last_rcvd = true;
+	parked = conn->state == EXS_CONN_ESTABLISHED && exs_park(conn);
+	spin_unlock_bh(&conn->lock);
+	if (!parked)
+		exs_conn_orphan(conn, true);
+}
+
+/* An OPEN on a parked acceptor's end, @peer its fields: to the listener
+ * on that port, answered READY, or REFUSEd (the QP stays parked).
+ * Called under conn->lock: 0, or -EPROTO for an OPEN that does not
+ * match the QP.
+ */
+int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer)
+{
+	int why;
+
+	if (!conn->passive || !exs_park_ready(conn))
+		return -EPROTO;
+	/* the rings are the QP's, whatever the OPEN says */
+	if (peer->ring_addr != conn->peer.ring_addr ||
+	    peer->ring_rkey != conn->peer.ring_rkey ||
+	    peer->ring_len != conn->peer.ring_len)
+		return -EPROTO;
+
+	why = exs_rdma_open_child(conn, peer);
+	if (why) {
+		EXS_INC_STATS(conn->net, EXS_MIB_RDMAREJECT);
+		return exs_conn_send_ctrl(conn, EXS_MSG_REFUSE, why) ?
+		       -ECONNRESET : 0;
+	}
+	exs_park_unlink(conn);
+	conn->park = EXS_PARK_NONE;
+	exs_conn_disarm_timeout(conn);
+	conn->peer_ready = true;
+	if (exs_conn_send_ctrl(conn, EXS_MSG_READY, 0))
+		return -ECONNRESET;
+	EXS_INC_STATS(conn->net, EXS_MIB_ACCEPTREUSE);
+	/* to the listener's queue (exs_child_event()) */
+	exs_conn_announce(conn);
+	return 0;
+}
