@@ -272,7 +272,7 @@ static void await_msg(uint8_t type)
 			struct wire_msg *m;
 
 			if (wc.status != IBV_WC_SUCCESS) {
-				fprintf(stderr, "exs_badpeer: completion error %s before message %u\n",
+				fprintf(stderr, "exs_badpeer: completion error %s before %u\n",
 					ibv_wc_status_str(wc.status), type);
 				exit(1);
 			}

@@ -195,6 +195,7 @@ static int exs_connect_reopen(struct exs_sock *exs, struct exs_conn *conn,
 			      struct sockaddr *addr, struct sockaddr *src)
 {
 	struct net *net = sock_net(&exs->sk);
+	unsigned long timeout = msecs_to_jiffies(exs_connect_timeout_ms(net));
 	struct in6_addr unused;
 	int err;
 
@@ -209,8 +210,7 @@ static int exs_connect_reopen(struct exs_sock *exs, struct exs_conn *conn,
 	exs_addr_to_v6(addr, &conn->self.daddr, &conn->self.dport);
 	err = exs_conn_send_open(conn);
 	if (!err)
-		exs_conn_arm_timeout(conn, msecs_to_jiffies(
-					exs_connect_timeout_ms(net)));
+		exs_conn_arm_timeout(conn, timeout);
 	spin_unlock_bh(&conn->lock);
 	if (err) {
 		exs_conn_orphan(conn, true);
