@@ -506,7 +506,6 @@ static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len)
 	struct ib_sge sge = {
 		.addr	= (uintptr_t)msg,
 		.length	= len,
-		.lkey	= conn->pd->local_dma_lkey,
 	};
 	struct ib_send_wr wr = {
 		.opcode		= IB_WR_SEND,
@@ -515,8 +514,10 @@ static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len)
 		.num_sge	= 1,
 	};
 
+	/* a closed connection's PD may be gone already */
 	if (conn->state != EXS_CONN_ESTABLISHED)
 		return -ENOTCONN;
+	sge.lkey = conn->pd->local_dma_lkey;
 	slot = exs_tx_slot_get(conn);
 	if (!slot)
 		return -EAGAIN;
