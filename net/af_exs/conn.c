@@ -118,6 +118,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	conn->inline_max = inline_max;
 	conn->credit_fraction =
 		READ_ONCE(exs_pernet(net)->cfg.delayed_ack_fraction);
+	conn->ack_cfg = READ_ONCE(exs_pernet(net)->cfg.ack_timeout);
 	conn->state = EXS_CONN_CONNECTING;
 	INIT_LIST_HEAD(&conn->dev_node);
 	INIT_LIST_HEAD(&conn->accept_node);
@@ -793,6 +794,8 @@ void exs_conn_renew(struct exs_conn *conn)
 	conn->last_heard = jiffies;
 	conn->last_acked = conn->last_heard;
 	conn->inline_max = conn->inline_cap;
+	conn->credit_fraction =
+		READ_ONCE(exs_pernet(conn->net)->cfg.delayed_ack_fraction);
 }
 
 /* The ACK timeout the CM gave the QP at RTS (its own, or

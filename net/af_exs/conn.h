@@ -151,6 +151,7 @@ struct exs_conn {
 	u16			inline_max;	/* writes this small go inline */
 	u8			credit_fraction; /* credit every 1/N ring */
 	u8			ack_timeout;	/* the QP's, as the CM set it */
+	u8			ack_cfg;	/* net.exs.ack_timeout it was built with */
 	bool			orphan;		/* the socket is closed */
 	bool			torn_down;	/* handlers must not build more */
 	bool			qp_closing;	/* we flush the QP: flushes are ours */
@@ -280,7 +281,7 @@ bool exs_park_expire(struct exs_conn *conn);
 bool exs_park_end(struct exs_conn *conn);
 void exs_park_unlink(struct exs_conn *conn);
 struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
-			       int family, u32 rsize);
+			       int family, u32 rsize, u8 ack_cfg);
 void exs_park_return(struct exs_conn *conn);
 int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer);
 

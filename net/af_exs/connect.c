@@ -256,7 +256,8 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	rsize = exs_ring_size_of(exs);
 	exs_addr_to_v6((struct sockaddr *)&node, &node6, &unused);
 	reuse &= !!READ_ONCE(exs_pernet(net)->cfg.reuse_idle_ms);
-	conn = reuse ? exs_park_take(net, &node6, addr->sa_family, rsize) :
+	conn = reuse ? exs_park_take(net, &node6, addr->sa_family, rsize,
+				     READ_ONCE(exs_pernet(net)->cfg.ack_timeout)) :
 		       NULL;
 	if (conn && !exs_connect_reopen(exs, conn, addr,
 					(struct sockaddr *)&src))

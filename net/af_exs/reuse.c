@@ -180,11 +180,12 @@ void exs_park_unlink(struct exs_conn *conn)
 }
 
 /* A connector's parked connection to @node, for a socket of @family with
- * a receive ring of @rsize bytes, or NULL.  It comes with the pool's
- * reference, out of the pool, no longer parked.
+ * a receive ring of @rsize bytes, whose QP was built with the
+ * net.exs.ack_timeout now in force, @ack_cfg; or NULL.  It comes with
+ * the pool's reference, out of the pool, no longer parked.
  */
 struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
-			       int family, u32 rsize)
+			       int family, u32 rsize, u8 ack_cfg)
 {
 	struct exs_conn *conn, *found;
 	bool ok;
@@ -195,7 +196,7 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 		list_for_each_entry(conn, &exs_parked, park_node) {
 			if (conn->passive || !net_eq(conn->net, net) ||
 			    conn->self.family != family ||
-			    conn->rsize != rsize ||
+			    conn->rsize != rsize || conn->ack_cfg != ack_cfg ||
 			    !ipv6_addr_equal(&conn->node, node))
 				continue;
 			list_del_init(&conn->park_node);
