@@ -793,7 +793,6 @@ void exs_conn_renew(struct exs_conn *conn)
 	conn->tx_bytes = 0;
 	conn->last_heard = jiffies;
 	conn->last_acked = conn->last_heard;
-	conn->inline_max = conn->inline_cap;
 	conn->credit_fraction =
 		READ_ONCE(exs_pernet(conn->net)->cfg.delayed_ack_fraction);
 }

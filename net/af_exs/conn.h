@@ -14,8 +14,10 @@
  * their handler takes no lock: it hands the event to a work item.  Order:
  * socket lock, then conn->lock, then a listener's lock (the connection
  * announces itself to its listener under its own lock, from a completion
- * handler when the connector's READY comes).  The watch work
- * (keepalive.c) takes conn->lock only; the teardown cancels it without.
+ * handler when the connector's READY or OPEN comes); conn->lock, then
+ * the parked pool's lock (reuse.c), never held while taking a
+ * conn->lock.  The watch work (keepalive.c) takes conn->lock only; the
+ * teardown cancels it without.
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H
