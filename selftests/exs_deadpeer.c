@@ -28,8 +28,8 @@
  *               (at once is right too: the ring holds every byte sent)
  *   user-timeout blocking send into a full ring with TCP_USER_TIMEOUT
  *               1 s: ETIMEDOUT within USER_TIMEOUT_BOUND of the death,
- *               before the queue pair's retries would end it (on rxe
- *               they take ~20 s on 6.1, ~4.5 s on 6.12)
+ *               well before the 60 s stall bound would end it (rxe
+ *               retries forever)
  *
  * Exit status: 0 pass, 1 fail, 2 usage or setup.
  */

@@ -490,8 +490,10 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 		__exs_conn_abort(conn, -ECONNRESET, false);
 	} else if (wr->send_flags & IB_SEND_SIGNALED) {
 		/* the first request to await an ack starts the clock */
-		if (!exs_conn_awaits_ack(conn))
+		if (!exs_conn_awaits_ack(conn)) {
 			conn->last_acked = jiffies;
+			exs_watch_await(conn);
+		}
 		conn->sq_signaled = conn->sq_head;
 	}
 	return err;
@@ -575,9 +577,9 @@ void exs_conn_credit(struct exs_conn *conn)
 
 /* Make the peer's side of the QP answer (keepalive.c): a CREDIT repeating
  * the cursor we last sent, a no-op for a live peer.  A dead peer never
- * acks it, the QP's retries run out, and the send completes with
- * RETRY_EXC, so the socket gets ETIMEDOUT.  Anything already in flight
- * tells the same, so then nothing is sent.  Called under conn->lock.
+ * acks it: the QP's retries run out (RETRY_EXC), or the stall watch gives
+ * up, and the socket gets ETIMEDOUT.  Anything already in flight tells
+ * the same, so then nothing is sent.  Called under conn->lock.
  */
 void exs_conn_probe(struct exs_conn *conn)
 {

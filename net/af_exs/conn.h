@@ -34,16 +34,19 @@
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
 #define EXS_PROBE_INTERVAL	HZ	/* a full peer ring is probed */
 /* A request unacknowledged this long (without TCP_USER_TIMEOUT) means the
- * device lost its completion: a dead peer's retries end within ~20 s on
- * rxe (6.1's; 6.12's within 5 s).
+ * peer is dead or its path broken, as TCP's retransmission timer would
+ * conclude, only sooner: what bounds a dead peer on rxe (keepalive.c).
  */
 #define EXS_STALL_TIMEOUT	(60 * HZ)
-/* Transport retries before a send fails with RETRY_EXC (ETIMEDOUT): what
- * bounds a dead peer.  Not 7: rxe reads 7 as "retry forever", as the spec
- * does only for RNR retries (those stay at 7: receives are reposted at
- * once, so an RNR NAK only means a busy peer).
+/* Transport retries before a send fails with RETRY_EXC (ETIMEDOUT).  7,
+ * the most there is: rxe counts down on every retry, a NAK's or a
+ * timeout's, and recounts only on a clean ack, so under 1% loss a long
+ * stream once ran out of 6.  rxe reads 7 as "retry forever" (the spec does
+ * so only for RNR retries), and the stall watch then bounds a dead peer.
+ * RNR retries are forever too: receives are reposted at once, so an RNR
+ * NAK only means a busy peer.
  */
-#define EXS_RETRY_COUNT		6
+#define EXS_RETRY_COUNT		7
 #define EXS_RNR_RETRY_COUNT	7
 
 /* One rdma-capable device and the connections on it. */
@@ -185,6 +188,8 @@ struct exs_conn {
 	enum ib_event_type	qp_event;	/* ...with this event */
 	struct delayed_work	timeout_work;	/* connect or close took too long */
 	struct delayed_work	watch_work;	/* is the peer alive? keepalive.c */
+	unsigned long		watch_at;	/* ...runs then, if armed */
+	bool			watch_armed;
 	unsigned long		last_heard;	/* jiffies of its last completion */
 	/* jiffies of the last send completion, or of the first signaled
 	 * request posted after none awaited an ack: how long the send
@@ -294,6 +299,7 @@ int exs_rdma_open_child(struct exs_conn *conn,
 /* keepalive.c */
 void exs_watch_work(struct work_struct *work);
 void exs_watch_stalled(struct exs_conn *conn);
+void exs_watch_await(struct exs_conn *conn);
 void exs_watch_update(struct exs_sock *exs, bool keepalive);
 void exs_keepalive(struct sock *sk, int on);
 

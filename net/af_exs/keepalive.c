@@ -13,18 +13,15 @@
  *    and again every TCP_KEEPINTVL while the silence lasts.
  *
  * A probe is a send the peer's device must acknowledge (exs_conn_probe()).
- * A dead peer never does: the QP's transport retries run out, and the
- * connection ends with ETIMEDOUT, as TCP's would.  Those retries, not
- * TCP_KEEPCNT, bound how long that takes (net.exs.ack_timeout paces
- * them).  A live peer's acknowledgment, like every completion, counts as
- * hearing from it (conn->last_heard).
- *
- * Those retries end in a completion, unless the device loses it: rxe, for
- * one, can wedge a send queue for good after its link went down and up,
- * while its receive side still takes the peer's probes.  So a send queue
- * that stood still for TCP_USER_TIMEOUT (else EXS_STALL_TIMEOUT, well
- * past the retries) with a request awaiting its ack ends the connection
- * with ETIMEDOUT too, rather than leave its sender asleep forever.
+ * A live peer's acknowledgment, like every completion, counts as hearing
+ * from it (conn->last_heard).  A dead peer's never comes, and neither its
+ * device's retries nor their end can be relied on: rxe retries forever
+ * (EXS_RETRY_COUNT), and it can wedge a send queue for good after its
+ * link went down and up, while its receive side still takes the peer's
+ * probes.  So whenever a request awaits its ack, probe or data, the watch
+ * runs too, and a send queue that stood still for TCP_USER_TIMEOUT (else
+ * EXS_STALL_TIMEOUT) ends the connection with ETIMEDOUT, as TCP's
+ * retransmission timer would.
  */
 #include <net/tcp.h>
 
@@ -37,8 +34,22 @@
  */
 static void exs_watch_arm(struct exs_conn *conn, unsigned long delay)
 {
-	if (!conn->qp_closing)
-		mod_delayed_work(exs_wq, &conn->watch_work, delay);
+	if (conn->qp_closing)
+		return;
+	conn->watch_at = jiffies + delay;
+	conn->watch_armed = true;
+	mod_delayed_work(exs_wq, &conn->watch_work, delay);
+}
+
+/* How long a request may await its ack: TCP_USER_TIMEOUT, set on the
+ * native socket, else EXS_STALL_TIMEOUT.
+ */
+static unsigned long exs_watch_stall(const struct exs_sock *exs)
+{
+	u32 user_timeout = READ_ONCE(inet_csk(exs->native->sk)->icsk_user_timeout);
+
+	return user_timeout ? msecs_to_jiffies(user_timeout) :
+			      EXS_STALL_TIMEOUT;
 }
 
 /* Probe if due; jiffies until the next look, 0 when there is nothing to
@@ -49,17 +60,12 @@ static unsigned long exs_watch_check(struct exs_conn *conn)
 	struct exs_watch_in in = { .persist = EXS_PROBE_INTERVAL };
 	const struct tcp_sock *tp;
 	struct exs_watch_plan plan;
-	struct sock *nsk;
-	u32 user_timeout;
 
 	conn->persist = false;
 	if (conn->state != EXS_CONN_ESTABLISHED || !conn->owner)
 		return 0;
 	conn->persist = conn->peer_ready && !exs_conn_tx_free(conn);
-	nsk = conn->owner->native->sk;
-	tp = tcp_sk(nsk);
-	/* TCP_USER_TIMEOUT, set on the native socket */
-	user_timeout = READ_ONCE(inet_csk(nsk)->icsk_user_timeout);
+	tp = tcp_sk(conn->owner->native->sk);
 
 	in.idle = jiffies - conn->last_heard;
 	in.full = conn->persist;
@@ -68,8 +74,7 @@ static unsigned long exs_watch_check(struct exs_conn *conn)
 	in.unacked = jiffies - conn->last_acked;
 	in.keepidle = keepalive_time_when(tp);
 	in.intvl = keepalive_intvl_when(tp);
-	in.stall = user_timeout ? msecs_to_jiffies(user_timeout) :
-				  EXS_STALL_TIMEOUT;
+	in.stall = exs_watch_stall(conn->owner);
 	plan = exs_watch_plan(&in);
 	if (plan.expire)
 		exs_conn_stalled(conn);
@@ -85,6 +90,7 @@ void exs_watch_work(struct work_struct *work)
 	unsigned long next;
 
 	spin_lock_bh(&conn->lock);
+	conn->watch_armed = false;
 	next = exs_watch_check(conn);
 	if (next)
 		exs_watch_arm(conn, next);
@@ -100,6 +106,23 @@ void exs_watch_stalled(struct exs_conn *conn)
 		conn->persist = true;
 		exs_watch_arm(conn, EXS_PROBE_INTERVAL);
 	}
+}
+
+/* A request began to await its ack (exs_post_send()): the watch must look
+ * no later than its stall bound.  Rarely more than a flag test: a busy
+ * connection's watch stays armed, and finds each new request in time.
+ * Called under conn->lock.
+ */
+void exs_watch_await(struct exs_conn *conn)
+{
+	unsigned long stall;
+
+	/* a closed socket's connection has its own bound (timeout_work) */
+	if (!conn->owner)
+		return;
+	stall = exs_watch_stall(conn->owner);
+	if (!conn->watch_armed || time_after(conn->watch_at, jiffies + stall))
+		exs_watch_arm(conn, stall);
 }
 
 /* The socket got its connection, or changed SO_KEEPALIVE (to

@@ -126,7 +126,8 @@ int exs_setsockopt(struct socket *sock, int level, int optname,
 	/* TCP_NODELAY, TCP_CORK: what they release leaves now */
 	exs_rdma_push(exs);
 	/* SO_KEEPALIVE itself goes through exs_keepalive() */
-	if (optname == TCP_KEEPIDLE || optname == TCP_KEEPINTVL)
+	if (optname == TCP_KEEPIDLE || optname == TCP_KEEPINTVL ||
+	    optname == TCP_USER_TIMEOUT)
 		exs_watch_update(exs, sock_flag(&exs->sk, SOCK_KEEPOPEN));
 	return 0;
 }

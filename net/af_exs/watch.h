@@ -6,6 +6,7 @@
 #ifndef __EXS_WATCH_H
 #define __EXS_WATCH_H
 
+#include <linux/limits.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
 
@@ -30,14 +31,15 @@ struct exs_watch_plan {
 
 /* A full peer ring is probed every @persist; otherwise, with SO_KEEPALIVE,
  * an idle connection is probed after @keepidle and then every @intvl.
- * Either way, a send queue that stood still for @stall with a request
- * awaiting its ack ends the connection, as TCP_USER_TIMEOUT does TCP's,
- * however lively the peer's own traffic (its probes, say) looks.
+ * Whether or not it probes, a send queue that stood still for @stall with
+ * a request awaiting its ack ends the connection, as TCP_USER_TIMEOUT (or
+ * the retransmission timer) does TCP's, however lively the peer's own
+ * traffic (its probes, say) looks: the device retries forever.
  */
 static inline struct exs_watch_plan
 exs_watch_plan(const struct exs_watch_in *in)
 {
-	struct exs_watch_plan p = {};
+	struct exs_watch_plan p = { .next = ULONG_MAX };
 
 	if (in->full) {
 		p.probe = in->idle >= in->persist;
@@ -45,7 +47,8 @@ exs_watch_plan(const struct exs_watch_in *in)
 	} else if (in->keepalive) {
 		p.probe = in->idle >= in->keepidle;
 		p.next = p.probe ? in->intvl : in->keepidle - in->idle;
-	} else {
+	} else if (!in->waiting) {
+		p.next = 0;
 		return p;
 	}
 	if (in->waiting) {

@@ -107,9 +107,20 @@ static void exs_test_watch_stall(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, p.probe);
 	KUNIT_EXPECT_FALSE(test, p.expire);
 
-	/* nothing watched (no full ring, no keepalive): nothing expires */
-	p = PLAN(2 * STALL, .waiting = true, .unacked = 2 * STALL);
+	/* no full ring, no keepalive: the stall alone is watched, and
+	 * nothing is probed (the request awaiting its ack is the probe)
+	 */
+	p = PLAN(2 * STALL, .waiting = true, .unacked = STALL - 10);
+	KUNIT_EXPECT_FALSE(test, p.probe);
 	KUNIT_EXPECT_FALSE(test, p.expire);
+	KUNIT_EXPECT_EQ(test, p.next, 10UL);
+
+	p = PLAN(0, .waiting = true, .unacked = 0);
+	KUNIT_EXPECT_EQ(test, p.next, (unsigned long)STALL);
+
+	p = PLAN(2 * STALL, .waiting = true, .unacked = 2 * STALL);
+	KUNIT_EXPECT_FALSE(test, p.probe);
+	KUNIT_EXPECT_TRUE(test, p.expire);
 	KUNIT_EXPECT_EQ(test, p.next, 0UL);
 }
 
