@@ -30,6 +30,9 @@
  *               1 s: ETIMEDOUT within USER_TIMEOUT_BOUND of the death,
  *               well before the 60 s stall bound would end it (rxe
  *               retries forever)
+ *   request     a small send once the peer went silent, then a blocking
+ *               recv: ETIMEDOUT, though the ring has room and nothing
+ *               probes: the request's missing ack alone tells
  *
  * Exit status: 0 pass, 1 fail, 2 usage or setup.
  */
@@ -55,11 +58,12 @@
 
 enum {
 	C_SEND, C_POLL, C_KEEPALIVE, C_RECV_SEND, C_LINGER, C_USER_TIMEOUT,
-	C_NR
+	C_REQUEST, C_NR
 };
 
 static const char *const case_name[C_NR] = {
 	"send", "poll", "keepalive", "recv+send", "linger", "user-timeout",
+	"request",
 };
 
 #define USER_TIMEOUT_MS		1000
@@ -278,6 +282,13 @@ static void *run_call(void *arg)
 	case C_KEEPALIVE:
 		ret = recv(k->fd, buf, sizeof(buf), 0);
 		break;
+	case C_REQUEST:
+		while (now() - get_last_echo() < SILENT)
+			usleep(100000);
+		ret = send(k->fd, buf, 64, 0);
+		if (ret > 0)
+			ret = recv(k->fd, buf, sizeof(buf), 0);
+		break;
 	case C_RECV_SEND:
 		if (k->second) {
 			ret = recv(k->fd, buf, sizeof(buf), 0);
@@ -347,6 +358,8 @@ static int run_client(void)
 			setint(k->fd, SOL_TCP, TCP_USER_TIMEOUT,
 			       USER_TIMEOUT_MS);
 			fill(k->fd);
+			break;
+		case C_REQUEST:	/* sends once the peer is gone */
 			break;
 		default:	/* everything else waits on a full ring */
 			fill(k->fd);
