@@ -4,7 +4,9 @@
 # each transport in turn on the same rxe link and appends one JSON line per
 # figure to $EXS_VM_OUT/results.jsonl.  Repetitions are interleaved (every
 # transport at one point, then the next point; the whole list once per
-# repetition) so that drift of the emulated machine hits all alike.
+# repetition) so that drift of the emulated machine hits all alike.  The
+# fallback, TCP's own socket, is measured beside TCP twice a point (tcp,
+# fallback, fallback, tcp): report.py takes its ratios pair by pair.
 #
 #   exs-vm --hosts 2 -- tools/bench/bench-guest.sh tools/bench/bench-guest.sh
 #
@@ -149,13 +151,14 @@ for ((rep = 1; rep <= reps; rep++)); do
 		perf "$rep" ib_write_lat ib_write_lat "$z" -n 500
 		perf "$rep" ib_send_lat ib_send_lat "$z" -n 500
 		perf "$rep" ib_send_lat_event ib_send_lat "$z" -n 500 -e
-		for t in tcp exs exs_busypoll fallback smc rsockets; do
+		for t in tcp fallback fallback tcp exs exs_busypoll smc \
+			 rsockets; do
 			sock "$rep" $t pp "$z"
 		done
 	done
 	for z in $bw_sizes; do
 		perf "$rep" ib_write_bw ib_write_bw "$z" -D "$secs"
-		for t in tcp exs fallback smc rsockets; do
+		for t in tcp fallback fallback tcp exs smc rsockets; do
 			sock "$rep" $t stream "$z"
 		done
 	done
