@@ -42,7 +42,7 @@ want() { [[ $boots == *" $1 "* ]]; }
 
 # only the kernels the boots asked for: each debug kernel is a 15-20
 # minute build on a fresh machine
-dk= dkk= kernels=(6.1)
+dk= dkk= kernels=()
 if want local || want pair ||
    { want netem-gib && [ -z "${EXS_NETEM_GIB_KERNEL:-}" ]; }; then
 	dk=$(./scripts/debug-kernel.sh) ||
@@ -57,7 +57,7 @@ if want kcsan; then
 	kernels+=("$dkk")
 fi
 gibk=${EXS_NETEM_GIB_KERNEL:-$dk}
-want netem-gib && kernels+=("$gibk")
+want netem-gib && [ "$gibk" != "$dk" ] && kernels+=("$gibk")
 ./scripts/build-modules.sh "${kernels[@]}" > "$out/build.log" 2>&1 &&
 	make -s tools >> "$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; exit 2; }

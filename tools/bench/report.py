@@ -23,6 +23,7 @@ import math
 import os
 import statistics
 import sys
+from functools import partial
 
 # The figure each workload is judged by, and whether lower is better.
 METRIC = {"pp": ("lat_us", True), "stream": ("mbit_s", False),
@@ -119,7 +120,7 @@ def group(figures, dropped):
 
 
 class Table:
-    def __init__(self, rows, kernel, figures=()):
+    def __init__(self, rows, kernel, figures):
         self.rows = {(r["transport"], r["workload"], r["size"],
                       r["clients"]): r for r in rows
                      if r["kernel"] == kernel}
@@ -148,7 +149,7 @@ class Table:
                 side = per_rep.setdefault(f["rep"], ([], []))
                 side[k != num].append(f[METRIC[k[1]][0]])
         rs = [statistics.mean(a) / statistics.mean(b)
-              for a, b in per_rep.values() if a and b and statistics.mean(b)]
+              for a, b in per_rep.values() if a and b and any(b)]
         if not rs:
             return None, "%s and %s: no repetition holds both" % (
                 num[0], den[0])
@@ -207,25 +208,23 @@ def term(table, t):
 PAIRED = {"lat16_fallback_over_tcp", "bw64k_fallback_over_tcp"}
 
 
+def quotient(table, num, den):
+    a, why_a = term(table, num)
+    b, why_b = term(table, den)
+    if why_a or why_b or not b:
+        return None, why_a or why_b or "denominator is 0"
+    return a / b, None
+
+
 def ratios(table):
     summary, checks = {}, []
     for name, (num, den, target, sense) in RATIOS.items():
-        if name in PAIRED:
-            val, why = table.paired(num, den)
-            summary[name] = round(val, 3) if why is None else None
-            if why:
-                summary[name + "_why"] = why
-            checks.append((name, summary[name], target, sense, why))
-            continue
-        a, why_a = term(table, num)
-        b, why_b = term(table, den)
-        if why_a or why_b or not b:
-            summary[name] = None
-            summary[name + "_why"] = why_a or why_b or "denominator is 0"
-            checks.append((name, None, target, sense, summary[name + "_why"]))
-            continue
-        summary[name] = round(a / b, 3)
-        checks.append((name, summary[name], target, sense, None))
+        ratio = table.paired if name in PAIRED else partial(quotient, table)
+        val, why = ratio(num, den)
+        summary[name] = None if why else round(val, 3)
+        if why:
+            summary[name + "_why"] = why
+        checks.append((name, summary[name], target, sense, why))
     return summary, checks
 
 
