@@ -85,6 +85,7 @@ run() {
 	shift 5
 	want "$name" || return 0
 	echo "# $name"
+	echo "$k" > "$out/$name.kernel"
 	./selftests/vm/exs-vm --kernel "$k" --hosts "$hosts" --cpus "$cpus" \
 		--memory 2G --timeout "$t" --out "$out/$name" -- "$@" \
 		> "$out/$name.log" 2>&1
@@ -167,6 +168,10 @@ r["kernel"] = os.path.basename(os.readlink(f"{out}/kernel")) \
     if os.path.islink(f"{out}/kernel") else None
 r["kernel_kcsan"] = os.path.basename(os.readlink(f"{out}/kernel-kcsan")) \
     if os.path.islink(f"{out}/kernel-kcsan") else None
+# the kernel each boot ran (the GiB boot's may be a stock one)
+r["boots"] = {os.path.basename(f)[:-len(".kernel")]:
+              os.path.basename(open(f).read().strip().rstrip("/"))
+              for f in glob.glob(f"{out}/*.kernel")}
 r["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True).stdout.strip()
 json.dump(r, open(f"{out}/stress-report.json", "w"), indent=2)

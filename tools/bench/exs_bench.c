@@ -81,22 +81,36 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Busy time of the whole host, in USER_HZ ticks: the RDMA and TCP work done
- * in softirqs and kernel threads is the transport's cost too.
+/* What the whole host spent: busy time in USER_HZ ticks (the RDMA and TCP
+ * work done in softirqs and kernel threads is the transport's cost too),
+ * and context switches (a send that needs a kernel thread's turn, as rxe's
+ * on 6.12, shows there).
  */
-static uint64_t host_busy_ticks(void)
+struct host_usage {
+	uint64_t busy;
+	uint64_t ctxt;
+};
+
+static struct host_usage host_usage(void)
 {
-	unsigned long long v[8] = { 0 };
+	unsigned long long v[8] = { 0 }, ctxt = 0;
+	struct host_usage u = { 0 };
+	char line[256];
 	FILE *f = fopen("/proc/stat", "re");
 
 	if (!f)
-		return 0;
+		return u;
 	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
 		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
 		memset(v, 0, sizeof(v));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ctxt %llu", &ctxt) == 1)
+			break;
 	fclose(f);
 	/* all but idle (3) and iowait (4) */
-	return v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	u.busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	u.ctxt = ctxt;
+	return u;
 }
 
 /* Packets this host's RDMA devices sent and received so far. */
@@ -207,8 +221,9 @@ static void *serve(void *arg)
 		break;
 	case MODE_CPU:
 		while (!full_io(fd, buf, 1, false)) {
-			total = host_busy_ticks();
-			if (full_io(fd, &total, sizeof(total), true))
+			struct host_usage u = host_usage();
+
+			if (full_io(fd, &u, sizeof(u), true))
 				break;
 		}
 		break;
@@ -286,14 +301,14 @@ static const char *carrier(int fd)
 	return info.exsi_transport == EXS_TRANSPORT_RDMA ? "rdma" : "tcp";
 }
 
-static uint64_t server_busy(int ctl)
+static struct host_usage server_usage(int ctl)
 {
-	uint64_t ticks = 0;
+	struct host_usage u;
 	char c = 0;
 
-	if (full_io(ctl, &c, 1, true) || full_io(ctl, &ticks, sizeof(ticks), false))
+	if (full_io(ctl, &c, 1, true) || full_io(ctl, &u, sizeof(u), false))
 		die("control connection");
-	return ticks;
+	return u;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -457,7 +472,8 @@ static void request_response(struct result *r)
 static int run_client(void)
 {
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	uint64_t cpu0, cpu1, srv0, srv1, pkts0, pkts1;
+	struct host_usage cpu0, cpu1, srv0, srv1;
+	uint64_t pkts0, pkts1;
 	struct result r = { .carrier = "unknown" };
 	struct addrinfo *ai;
 	long hz = sysconf(_SC_CLK_TCK);
@@ -470,8 +486,8 @@ static int run_client(void)
 	freeaddrinfo(ai);
 
 	ctl = dial(MODE_CPU, 1);
-	srv0 = server_busy(ctl);
-	cpu0 = host_busy_ticks();
+	srv0 = server_usage(ctl);
+	cpu0 = host_usage();
 	pkts0 = rdma_pkts();
 	if (!strcmp(cfg.workload, "pp"))
 		ping_pong(&r);
@@ -482,8 +498,8 @@ static int run_client(void)
 	else
 		request_response(&r);
 	pkts1 = rdma_pkts();
-	cpu1 = host_busy_ticks();
-	srv1 = server_busy(ctl);
+	cpu1 = host_usage();
+	srv1 = server_usage(ctl);
 	close(ctl);
 
 	printf("{\"transport\": \"%s\", \"family\": \"%s\", ",
@@ -499,7 +515,11 @@ static int run_client(void)
 	printf("\"mbit_s\": %.3f, \"per_s\": %.2f, ",
 	       r.bytes * 8 / r.elapsed / 1e6, r.iters / r.elapsed);
 	printf("\"cpu_client_s\": %.2f, \"cpu_server_s\": %.2f, ",
-	       (double)(cpu1 - cpu0) / hz, (double)(srv1 - srv0) / hz);
+	       (double)(cpu1.busy - cpu0.busy) / hz,
+	       (double)(srv1.busy - srv0.busy) / hz);
+	printf("\"ctxt_client\": %llu, \"ctxt_server\": %llu, ",
+	       (unsigned long long)(cpu1.ctxt - cpu0.ctxt),
+	       (unsigned long long)(srv1.ctxt - srv0.ctxt));
 	printf("\"rdma_pkts\": %llu, \"carrier\": \"%s\"}\n",
 	       (unsigned long long)(pkts1 - pkts0), r.carrier);
 	return 0;

@@ -87,6 +87,31 @@ def key(f):
             f.get("clients", 1))
 
 
+def per_op(fs):
+    """Both hosts' CPU time and context switches per operation (request,
+    round trip, connection), medians: where a transport's cost goes."""
+    def med(client, server, scale=1):
+        v = [(f[client] + f[server]) * scale / f["iters"]
+             for f in fs if f.get("iters") and client in f]
+        return statistics.median(v) if v else None
+    return dict(cpu_us_per_op=med("cpu_client_s", "cpu_server_s", 1e6),
+                ctxt_per_op=med("ctxt_client", "ctxt_server"))
+
+
+def costs(rows, kernel):
+    """The request/response rows' cost per request, every transport."""
+    out = []
+    for r in rows:
+        if (r["kernel"] == kernel and r["workload"] == "rr" and
+                r["median"] is not None and r.get("cpu_us_per_op")):
+            out.append("%-9s %3d clients %8.0f/s %8.0f us CPU %6s switches"
+                       % (r["transport"], r["clients"], r["median"],
+                          r["cpu_us_per_op"],
+                          "%.1f" % r["ctxt_per_op"]
+                          if r.get("ctxt_per_op") is not None else "-"))
+    return out
+
+
 def group(figures, dropped):
     groups = {}
     for f in figures:
@@ -103,7 +128,7 @@ def group(figures, dropped):
                          median=statistics.median(vals), min=min(vals),
                          max=max(vals), n=len(vals),
                          cpu_ns_per_byte=statistics.median(cpu) if cpu
-                         else None))
+                         else None, **per_op(fs)))
     # a group with no valid figure still says why
     seen = {(r["kernel"], r["transport"], r["workload"], r["size"],
              r["clients"]) for r in rows}
@@ -115,6 +140,7 @@ def group(figures, dropped):
                              size=k[3], clients=k[4],
                              metric=METRIC[k[2]][0], median=None,
                              min=None, max=None, n=0, cpu_ns_per_byte=None,
+                             cpu_us_per_op=None, ctxt_per_op=None,
                              why=f["dropped"]))
     return rows
 
@@ -297,7 +323,8 @@ def main():
         w = csv.DictWriter(f, fieldnames=["kernel", "transport", "workload",
                                           "size", "clients", "metric",
                                           "median", "min", "max", "n",
-                                          "cpu_ns_per_byte", "why"])
+                                          "cpu_ns_per_byte", "cpu_us_per_op",
+                                          "ctxt_per_op", "why"])
         w.writeheader()
         for r in rows:
             w.writerow(r)
@@ -321,6 +348,9 @@ def main():
         ok = val <= target if sense == "<=" else val >= target
         print("%-36s %8.3f  %s %-5s %s" % (name, val, sense, target,
                                            "met" if ok else "MISSED"))
+    print("# per request, both hosts together (request/response):")
+    for line in costs(rows, primary):
+        print("#   " + line)
     print("# %d figures, %d thrown away (see results.json 'dropped')" % (
         len(figures), len(dropped)))
     print("# %s" % os.path.join(out, "summary.json"))
