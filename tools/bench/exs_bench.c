@@ -139,6 +139,39 @@ static uint64_t rdma_pkts(void)
 	return sum;
 }
 
+/* IP packets this host received and sent so far: every transport's
+ * packets on the link (rxe's ride in UDP), acknowledgments included.
+ */
+static uint64_t link_pkts(void)
+{
+	unsigned long long v[10];
+	char line[512];
+	uint64_t sum = 0;
+	bool header = true;
+	FILE *f = fopen("/proc/net/snmp", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Ip: ", 4))
+			continue;
+		/* the header line, then the values: InReceives is the
+		 * third value, OutRequests the tenth
+		 */
+		if (header) {
+			header = false;
+			continue;
+		}
+		if (sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7], &v[8], &v[9]) == 10)
+			sum = v[2] + v[9];
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
 static int open_socket(int *domain)
 {
 	int fd;
@@ -473,7 +506,7 @@ static int run_client(void)
 {
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
 	struct host_usage cpu0, cpu1, srv0, srv1;
-	uint64_t pkts0, pkts1;
+	uint64_t pkts0, pkts1, link0, link1;
 	struct result r = { .carrier = "unknown" };
 	struct addrinfo *ai;
 	long hz = sysconf(_SC_CLK_TCK);
@@ -489,6 +522,7 @@ static int run_client(void)
 	srv0 = server_usage(ctl);
 	cpu0 = host_usage();
 	pkts0 = rdma_pkts();
+	link0 = link_pkts();
 	if (!strcmp(cfg.workload, "pp"))
 		ping_pong(&r);
 	else if (!strcmp(cfg.workload, "stream"))
@@ -498,6 +532,7 @@ static int run_client(void)
 	else
 		request_response(&r);
 	pkts1 = rdma_pkts();
+	link1 = link_pkts();
 	cpu1 = host_usage();
 	srv1 = server_usage(ctl);
 	close(ctl);
@@ -520,8 +555,10 @@ static int run_client(void)
 	printf("\"ctxt_client\": %llu, \"ctxt_server\": %llu, ",
 	       (unsigned long long)(cpu1.ctxt - cpu0.ctxt),
 	       (unsigned long long)(srv1.ctxt - srv0.ctxt));
-	printf("\"rdma_pkts\": %llu, \"carrier\": \"%s\"}\n",
-	       (unsigned long long)(pkts1 - pkts0), r.carrier);
+	printf("\"rdma_pkts\": %llu, \"link_pkts\": %llu, ",
+	       (unsigned long long)(pkts1 - pkts0),
+	       (unsigned long long)(link1 - link0));
+	printf("\"carrier\": \"%s\"}\n", r.carrier);
 	return 0;
 }
 

@@ -94,8 +94,18 @@ def per_op(fs):
         v = [(f[client] + f[server]) * scale / f["iters"]
              for f in fs if f.get("iters") and client in f]
         return statistics.median(v) if v else None
+    def pkts():
+        # the client's IP packets in and out: every packet on the link
+        v = [f["link_pkts"] / f["iters"] for f in fs
+             if f.get("iters") and "link_pkts" in f]
+        return statistics.median(v) if v else None
     return dict(cpu_us_per_op=med("cpu_client_s", "cpu_server_s", 1e6),
-                ctxt_per_op=med("ctxt_client", "ctxt_server"))
+                ctxt_per_op=med("ctxt_client", "ctxt_server"),
+                pkts_per_op=pkts())
+
+
+def opt(v):
+    return "%.1f" % v if v is not None else "-"
 
 
 def costs(rows, kernel):
@@ -104,11 +114,11 @@ def costs(rows, kernel):
     for r in rows:
         if (r["kernel"] == kernel and r["workload"] == "rr" and
                 r["median"] is not None and r.get("cpu_us_per_op")):
-            out.append("%-9s %3d clients %8.0f/s %8.0f us CPU %6s switches"
+            out.append("%-9s %3d clients %8.0f/s %8.0f us CPU %6s switches "
+                       "%6s packets"
                        % (r["transport"], r["clients"], r["median"],
-                          r["cpu_us_per_op"],
-                          "%.1f" % r["ctxt_per_op"]
-                          if r.get("ctxt_per_op") is not None else "-"))
+                          r["cpu_us_per_op"], opt(r.get("ctxt_per_op")),
+                          opt(r.get("pkts_per_op"))))
     return out
 
 
@@ -141,6 +151,7 @@ def group(figures, dropped):
                              metric=METRIC[k[2]][0], median=None,
                              min=None, max=None, n=0, cpu_ns_per_byte=None,
                              cpu_us_per_op=None, ctxt_per_op=None,
+                             pkts_per_op=None,
                              why=f["dropped"]))
     return rows
 
@@ -324,7 +335,7 @@ def main():
                                           "size", "clients", "metric",
                                           "median", "min", "max", "n",
                                           "cpu_ns_per_byte", "cpu_us_per_op",
-                                          "ctxt_per_op", "why"])
+                                          "ctxt_per_op", "pkts_per_op", "why"])
         w.writeheader()
         for r in rows:
             w.writerow(r)
@@ -348,7 +359,8 @@ def main():
         ok = val <= target if sense == "<=" else val >= target
         print("%-36s %8.3f  %s %-5s %s" % (name, val, sense, target,
                                            "met" if ok else "MISSED"))
-    print("# per request, both hosts together (request/response):")
+    print("# per request (request/response): CPU and switches of both hosts, "
+          "packets on the link:")
     for line in costs(rows, primary):
         print("#   " + line)
     print("# %d figures, %d thrown away (see results.json 'dropped')" % (
