@@ -139,35 +139,26 @@ static uint64_t rdma_pkts(void)
 	return sum;
 }
 
-/* IP packets this host received and sent so far: every transport's
- * packets on the link (rxe's ride in UDP), acknowledgments included.
+/* IP packets this host received and sent so far (InReceives and
+ * OutRequests): every transport's packets on the link, rxe's in UDP,
+ * acknowledgments included.
  */
 static uint64_t link_pkts(void)
 {
-	unsigned long long v[10];
+	unsigned long long in, out;
 	char line[512];
 	uint64_t sum = 0;
-	bool header = true;
 	FILE *f = fopen("/proc/net/snmp", "re");
 
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "Ip: ", 4))
-			continue;
-		/* the header line, then the values: InReceives is the
-		 * third value, OutRequests the tenth
-		 */
-		if (header) {
-			header = false;
-			continue;
+	/* the Ip header line does not scan; its values line does */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Ip: %*u %*u %llu %*u %*u %*u %*u %*u %*u %llu",
+			   &in, &out) == 2) {
+			sum = in + out;
+			break;
 		}
-		if (sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-			   &v[7], &v[8], &v[9]) == 10)
-			sum = v[2] + v[9];
-		break;
-	}
 	fclose(f);
 	return sum;
 }

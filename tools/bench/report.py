@@ -88,20 +88,17 @@ def key(f):
 
 
 def per_op(fs):
-    """Both hosts' CPU time and context switches per operation (request,
-    round trip, connection), medians: where a transport's cost goes."""
-    def med(client, server, scale=1):
-        v = [(f[client] + f[server]) * scale / f["iters"]
-             for f in fs if f.get("iters") and client in f]
+    """Both hosts' CPU time and context switches, and the packets on the
+    link, per operation (request, round trip, connection), medians: where
+    a transport's cost goes."""
+    def med(keys, scale=1):
+        v = [sum(f[k] for k in keys) * scale / f["iters"]
+             for f in fs if f.get("iters") and keys[0] in f]
         return statistics.median(v) if v else None
-    def pkts():
-        # the client's IP packets in and out: every packet on the link
-        v = [f["link_pkts"] / f["iters"] for f in fs
-             if f.get("iters") and "link_pkts" in f]
-        return statistics.median(v) if v else None
-    return dict(cpu_us_per_op=med("cpu_client_s", "cpu_server_s", 1e6),
-                ctxt_per_op=med("ctxt_client", "ctxt_server"),
-                pkts_per_op=pkts())
+    # link_pkts: the client's IP packets in and out, every packet on the link
+    return dict(cpu_us_per_op=med(("cpu_client_s", "cpu_server_s"), 1e6),
+                ctxt_per_op=med(("ctxt_client", "ctxt_server")),
+                pkts_per_op=med(("link_pkts",)))
 
 
 def opt(v):
