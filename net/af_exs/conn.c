@@ -882,32 +882,13 @@ void exs_conn_shut_wr(struct exs_conn *conn)
 	exs_conn_tx_push(conn);
 }
 
-/* The socket is closing: while the cm_id lives, the connection keeps the
- * native socket, and with it the port, which rdma_cm holds too.  TCP would
- * give a freed port out at once, and a listener it went to could not
- * listen for RDMA there.  hw_work releases it with the socket's reference;
- * once the device let go, there is nothing to keep it for.
- */
-void exs_conn_keep_native(struct exs_conn *conn, struct socket **native)
-{
-	spin_lock_bh(&conn->lock);
-	/* a reused connection's QP has one already, the first socket's */
-	if (!conn->hw_released && !conn->native) {
-		/* never merged, so it has no file (fallback.c lends one) */
-		conn->native = *native;
-		*native = NULL;
-	}
-	spin_unlock_bh(&conn->lock);
-}
-
 /* The socket is closed.  Its reference moves to the teardown, which runs
  * once the remaining bytes and the FIN left (or the timeout hit); with
  * @reset (SO_LINGER 0), or with unread data, at once: the peer sees a
- * reset, as on TCP.
+ * reset, as on TCP.  Called under conn->lock.
  */
-void exs_conn_orphan(struct exs_conn *conn, bool reset)
+static void __exs_conn_orphan(struct exs_conn *conn, bool reset)
 {
-	spin_lock_bh(&conn->lock);
 	conn->owner = NULL;
 	conn->orphan = true;
 	conn->on_connect = NULL;
@@ -924,6 +905,36 @@ void exs_conn_orphan(struct exs_conn *conn, bool reset)
 		exs_conn_finished(conn);
 	else
 		exs_conn_arm_timeout(conn, 60 * HZ);
+}
+
+void exs_conn_orphan(struct exs_conn *conn, bool reset)
+{
+	spin_lock_bh(&conn->lock);
+	__exs_conn_orphan(conn, reset);
+	spin_unlock_bh(&conn->lock);
+}
+
+/* The owning socket is closing, and *@native goes with it: while the
+ * cm_id lives, the connection keeps the native socket, and with it the
+ * port, which rdma_cm holds too.  TCP would give a freed port out at
+ * once, and a listener it went to could not listen for RDMA there.
+ * hw_work releases it with the socket's reference; once the device let
+ * go, there is nothing to keep it for.
+ *
+ * One critical section with the orphaning: a completion in between would
+ * wake an owner whose native socket is gone.
+ */
+void exs_conn_disown(struct exs_conn *conn, struct socket **native,
+		     bool reset)
+{
+	spin_lock_bh(&conn->lock);
+	/* a reused connection's QP has one already, the first socket's */
+	if (!conn->hw_released && !conn->native) {
+		/* never merged, so it has no file (fallback.c lends one) */
+		conn->native = *native;
+		*native = NULL;
+	}
+	__exs_conn_orphan(conn, reset);
 	spin_unlock_bh(&conn->lock);
 }
 

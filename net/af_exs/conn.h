@@ -253,8 +253,9 @@ int exs_conn_set_peer_ring(struct exs_conn *conn,
 void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
 void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
 void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
-void exs_conn_keep_native(struct exs_conn *conn, struct socket **native);
 void exs_conn_orphan(struct exs_conn *conn, bool reset);
+void exs_conn_disown(struct exs_conn *conn, struct socket **native,
+		     bool reset);
 void exs_conn_put(struct exs_conn *conn);
 void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id);
 void exs_conn_queue_hw(struct exs_conn *conn);

@@ -521,8 +521,7 @@ bool exs_settled_on_rdma(struct exs_sock *exs, bool nonblock)
 void exs_connect_cancel(struct exs_sock *exs)
 {
 	if (exs->cstate == EXS_CS_CONNECTING && exs->conn) {
-		exs_conn_keep_native(exs->conn, &exs->native);
-		exs_conn_orphan(exs->conn, true);
+		exs_conn_disown(exs->conn, &exs->native, true);
 		exs->conn = NULL;
 	}
 }

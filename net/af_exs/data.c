@@ -448,7 +448,7 @@ void exs_rdma_release(struct exs_sock *exs)
 		exs_wait(exs, &timeo, exs_tx_delivered, 0);
 	}
 
-	exs_conn_keep_native(conn, &exs->native);
 	exs->conn = NULL;
-	exs_conn_orphan(conn, sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime);
+	exs_conn_disown(conn, &exs->native,
+			sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime);
 }

@@ -59,7 +59,7 @@ static int exs_release(struct socket *sock)
 	cancel_work_sync(&exs->connect_work);
 
 	lock_sock(sk);
-	/* NULL if its RDMA connection kept it (exs_conn_keep_native()) */
+	/* NULL if its RDMA connection kept it (exs_conn_disown()) */
 	native = exs->native;
 	exs->native = NULL;
 	/* The file is going away: it no longer belongs to the native socket
