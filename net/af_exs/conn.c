@@ -1019,6 +1019,13 @@ static void exs_conn_hw_work(struct work_struct *work)
 	struct socket *native = NULL;
 	bool put_orphan;
 
+	/* Out of the pool for good: a send's completion could otherwise
+	 * park it again (exs_conn_finished()) before the QP is flushed, and
+	 * the pool would keep a connection that is about to be freed.
+	 */
+	spin_lock_bh(&conn->lock);
+	conn->park = EXS_PARK_GONE;
+	spin_unlock_bh(&conn->lock);
 	exs_park_unlink(conn);
 	if (!conn->torn_down && conn->id) {
 		/* after this no rdma_cm handler builds anything on the conn */

@@ -69,7 +69,7 @@ enum exs_conn_state {
 enum exs_park_state {
 	EXS_PARK_NONE,		/* in use */
 	EXS_PARK_IDLE,		/* parked: waits for the next connection */
-	EXS_PARK_GONE,		/* ended while parked or parking */
+	EXS_PARK_GONE,		/* ended: never parks (again) */
 };
 
 enum exs_tx_kind {

@@ -92,12 +92,15 @@ void exs_park_last(struct exs_conn *conn)
 }
 
 /* Park @conn: the closed socket's reference becomes the pool's.  False
- * when the pool is full.  Called under conn->lock.
+ * when the pool is full, or when the teardown has begun (it took the
+ * connection out of the pool already).  Called under conn->lock.
  */
 static bool exs_park(struct exs_conn *conn)
 {
 	bool room;
 
+	if (conn->park == EXS_PARK_GONE)
+		return false;
 	spin_lock(&exs_parked_lock);
 	room = exs_parked_count < EXS_PARKED_MAX;
 	if (room) {
