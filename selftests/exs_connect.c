@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/af_exs.h>
@@ -79,15 +80,51 @@ static void tally(const char *what, unsigned long long n)
 	close(fd);
 }
 
+struct xfer {
+	int fd;
+	uint8_t tx_seed, rx_seed;
+	unsigned long long sent, rcvd;
+	bool tx_done, rx_done;
+};
+
+/* The transfer this thread runs, for die() to say which connection of a
+ * thousand failed and how far it got (the other end's log can then be
+ * searched for the same ports).
+ */
+static __thread const struct xfer *cur_xfer;
+
+static unsigned int port_of(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
 static void die(int code, const char *fmt, ...)
 {
+	const struct xfer *x = cur_xfer;
+	struct sockaddr_storage self, peer;
+	socklen_t sl = sizeof(self), pl = sizeof(peer);
 	va_list ap;
 
+	char msg[256];
+	int n;
+
+	/* one write: threads that die together must not mix their lines */
 	va_start(ap, fmt);
-	fprintf(stderr, "exs_connect: ");
-	vfprintf(stderr, fmt, ap);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n < 0 || n >= (int)sizeof(msg))
+		n = strlen(msg);
+	if (x && !getsockname(x->fd, (struct sockaddr *)&self, &sl) &&
+	    !getpeername(x->fd, (struct sockaddr *)&peer, &pl))
+		snprintf(msg + n, sizeof(msg) - n,
+			 " (port %u to %u: %llu bytes out, %llu in)",
+			 port_of(&self), port_of(&peer), x->sent, x->rcvd);
+	else if (x)
+		snprintf(msg + n, sizeof(msg) - n, " (%llu bytes out, %llu in)",
+			 x->sent, x->rcvd);
+	fprintf(stderr, "exs_connect: %s\n", msg);
 	exit(code);
 }
 
@@ -156,6 +193,26 @@ static void make_it_fail(void)
 		die(2, "make-it-fail: %s", strerror(errno));
 }
 
+/* Each connection holds a socket and, with -m epoll, an epoll instance:
+ * a thousand of them need more descriptors than the usual soft limit.
+ */
+static void raise_nofile(void)
+{
+	rlim_t need = 2 * (rlim_t)cfg.conns + 16;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		die(2, "getrlimit: %s", strerror(errno));
+	if (rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = need;
+	if (rl.rlim_max < need)
+		rl.rlim_max = need;	/* root may */
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die(2, "setrlimit to %llu descriptors: %s",
+		    (unsigned long long)need, strerror(errno));
+}
+
 static int make_socket(int af)
 {
 	int fd;
@@ -185,13 +242,6 @@ static struct addrinfo *resolve(const char *host, bool passive)
 		    gai_strerror(err));
 	return ai;
 }
-
-struct xfer {
-	int fd;
-	uint8_t tx_seed, rx_seed;
-	unsigned long long sent, rcvd;
-	bool tx_done, rx_done;
-};
 
 static void xfer_send(struct xfer *x)
 {
@@ -254,6 +304,7 @@ static void *xfer_sender(void *arg)
 {
 	struct xfer *x = arg;
 
+	cur_xfer = x;
 	while (!x->tx_done)
 		xfer_send(x);
 	return NULL;
@@ -270,6 +321,7 @@ static void run_xfer(int fd, bool server)
 	pthread_t tid;
 	int ep;
 
+	cur_xfer = &x;
 	if (cfg.bytes == 0) {
 		x.tx_done = true;
 		shutdown(fd, SHUT_WR);
@@ -277,6 +329,7 @@ static void run_xfer(int fd, bool server)
 	if (cfg.send_only) {	/* one thread, so its error is the one seen */
 		while (!x.tx_done)
 			xfer_send(&x);
+		cur_xfer = NULL;
 		return;
 	}
 
@@ -335,6 +388,7 @@ static void run_xfer(int fd, bool server)
 		close(ep);
 		break;
 	}
+	cur_xfer = NULL;
 }
 
 /* -T: threads that share one socket.  Sends from several threads may
@@ -684,6 +738,7 @@ int main(int argc, char *argv[])
 	}
 	signal(SIGPIPE, SIG_IGN);
 	alarm(cfg.timeout * 2);
+	raise_nofile();
 
 	if (cfg.listen)
 		do_server();

@@ -54,6 +54,8 @@ fallbacks="FallbackNoRdma FallbackNoDevice FallbackPeerReject FallbackTimeout
 # --- 1. a thousand connections at once -------------------------------------
 name="$conns connections at once"
 snap ConnectRdma AcceptRdma
+nfail=$EXS_NFAIL
+exs_stat_save "$EXS_TMP/conns.stat"
 pair_xfer "$name" 24001 "-x -c $conns -m epoll -e exs -n 16384 -t 900" \
 	"-x -a $peer4 -c $conns -m epoll -e exs -n 16384 -t 900"
 if [ "$host" = a ]; then
@@ -63,6 +65,8 @@ else
 	counted "$name" AcceptRdma "$conns"
 	exs_wait_file "$share/done.conns" 600
 fi
+[ "$EXS_NFAIL" -eq "$nfail" ] ||
+	echo "#   $host: counters that moved: $(exs_stat_moved "$EXS_TMP/conns.stat")"
 no_sockets "$name"
 
 # --- 2. churn ----------------------------------------------------------------

@@ -277,7 +277,8 @@ await_done() { exs_wait_file "$share/done.$1" 300; }
 pair_xfer() {
 	local name=$1 port=$2
 	if [ "$host" = b ]; then
-		exs_bg exs_connect -l -p "$port" $3 >/dev/null
+		exs_bg exs_connect -l -p "$port" $3 >/dev/null \
+			2> "$EXS_TMP/server.err"
 		# a client let in before the listener is up is refused, and
 		# its retry goes to TCP (the negative cache): wait, or say so
 		exs_wait_listen "$port" 60
@@ -286,6 +287,7 @@ pair_xfer() {
 			exs_ok "$name: server side"
 		else
 			exs_fail "$name: server side"
+			sed 's/^/#   /' "$EXS_TMP/server.err"
 		fi
 	else
 		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
