@@ -4,7 +4,9 @@
 # clients, host b the servers.
 #
 #   1. EXS_LOAD_CONNS (1000) connections open at once, each moving checked
-#      bytes both ways, every one over RDMA.
+#      bytes both ways, every one over RDMA; each of them opened again
+#      once it closed, EXS_LOAD_CONN_ROUNDS (2) times in all, so that
+#      closes, teardowns and parked QPs' reuse race one another.
 #   2. Churn: connections opened, used and closed, round after round, every
 #      one over RDMA, and none left behind.
 #   3. A listener whose backlog is full: every client ends as TCP's would
@@ -22,6 +24,7 @@ host=${EXS_VM_HOST:?run under exs-vm --hosts 2}
 share=${EXS_VM_SHARE:?}
 peer4=10.0.0.2
 conns=${EXS_LOAD_CONNS:-1000}
+conn_rounds=${EXS_LOAD_CONN_ROUNDS:-2}
 rounds=${EXS_LOAD_ROUNDS:-50}
 reqs=${EXS_LOAD_REQS:-200}
 mkdir -p "$share"
@@ -52,17 +55,18 @@ fallbacks="FallbackNoRdma FallbackNoDevice FallbackPeerReject FallbackTimeout
 	FallbackNoMem FallbackNegCache"
 
 # --- 1. a thousand connections at once -------------------------------------
-name="$conns connections at once"
+name="$conns connections at once, $conn_rounds rounds"
 snap ConnectRdma AcceptRdma
 nfail=$EXS_NFAIL
 exs_stat_save "$EXS_TMP/conns.stat"
-pair_xfer "$name" 24001 "-x -c $conns -m epoll -e exs -n 16384 -t 900" \
-	"-x -a $peer4 -c $conns -m epoll -e exs -n 16384 -t 900"
+pair_xfer "$name" 24001 \
+	"-x -c $conns -r $conn_rounds -m epoll -e exs -n 16384 -t 900" \
+	"-x -a $peer4 -c $conns -r $conn_rounds -m epoll -e exs -n 16384 -t 900"
 if [ "$host" = a ]; then
-	counted "$name" ConnectRdma "$conns"
+	counted "$name" ConnectRdma $((conns * conn_rounds))
 	done_ conns
 else
-	counted "$name" AcceptRdma "$conns"
+	counted "$name" AcceptRdma $((conns * conn_rounds))
 	exs_wait_file "$share/done.conns" 600
 fi
 [ "$EXS_NFAIL" -eq "$nfail" ] ||
