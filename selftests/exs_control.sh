@@ -261,6 +261,12 @@ exs_check "every listener listened for RDMA, every connect used it ($moved)" \
 	bash -c '[[ "$1" == *"AcceptRdma +52 "* && "$1" != *ListenTcpOnly* &&
 		   "$1" != *Fallback* ]]' - "$moved"
 
+# A closed connection's parked QP keeps its port as TIME_WAIT would: a
+# bind with SO_REUSEADDR takes it at once (the QP goes), one without
+# gets EADDRINUSE.
+exs_run "a parked QP's port: EADDRINUSE, or at once with SO_REUSEADDR" \
+	exs-run python3 "$here/exs_parked_port.py" 10.0.0.1 23027
+
 # a socket that fell back shows in the dump with its reason
 exsconfig policy off
 exs_run "exsconfig sockets shows a fallback and its reason" \

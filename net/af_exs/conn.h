@@ -291,6 +291,7 @@ void exs_park_unlink(struct exs_conn *conn);
 struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			       int family, u32 rsize, u8 ack_cfg);
 void exs_park_return(struct exs_conn *conn);
+bool exs_park_evict_port(struct net *net, __be16 port);
 int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer);
 
 /* accept.c: an OPEN for a listener, as a REQ is; 0 or enum exs_wire_reject */

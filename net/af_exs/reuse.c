@@ -30,6 +30,7 @@
 
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <net/inet_sock.h>
 #include <net/ipv6.h>
 
 #include "protocol.h"
@@ -221,6 +222,46 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 		spin_unlock_bh(&found->lock);
 	} while (!ok);
 	return found;
+}
+
+/* bind() found @port (network order) taken in @net: a parked connector's
+ * end may hold it, in its first socket's native socket, which it keeps
+ * while its cm_id lives (exs_conn_disown()).  End such connections and
+ * wait for their teardown, as TCP lets a bind take a port from TIME_WAIT.
+ * True when one ended, so the bind may try again.  Process context.
+ */
+bool exs_park_evict_port(struct net *net, __be16 port)
+{
+	struct exs_conn *conn, *found[8];
+	int i, n = 0;
+
+	spin_lock_bh(&exs_parked_lock);
+	list_for_each_entry(conn, &exs_parked, park_node) {
+		/* in the pool, its native socket is stable (exs_park()) */
+		if (conn->passive || !net_eq(conn->net, net) ||
+		    !conn->native ||
+		    inet_sk(conn->native->sk)->inet_sport != port)
+			continue;
+		refcount_inc(&conn->ref);
+		found[n++] = conn;
+		if (n == ARRAY_SIZE(found))
+			break;
+	}
+	spin_unlock_bh(&exs_parked_lock);
+
+	for (i = 0; i < n; i++) {
+		conn = found[i];
+		spin_lock_bh(&conn->lock);
+		if (conn->park == EXS_PARK_IDLE) {
+			conn->park = EXS_PARK_GONE;
+			exs_conn_queue_hw(conn);
+		}
+		spin_unlock_bh(&conn->lock);
+		/* its native socket goes in the teardown's first run */
+		flush_work(&conn->hw_work);
+		exs_conn_put(conn);
+	}
+	return n;
 }
 
 /* A connector's OPEN was refused: the QP parks again, as its acceptor's
