@@ -105,9 +105,8 @@ static void die(int code, const char *fmt, ...)
 	const struct xfer *x = cur_xfer;
 	struct sockaddr_storage self, peer;
 	socklen_t sl = sizeof(self), pl = sizeof(peer);
-	va_list ap;
-
 	char msg[256];
+	va_list ap;
 	int n;
 
 	/* one write: threads that die together must not mix their lines */

@@ -69,8 +69,7 @@ else
 	counted "$name" AcceptRdma $((conns * conn_rounds))
 	exs_wait_file "$share/done.conns" 600
 fi
-[ "$EXS_NFAIL" -eq "$nfail" ] ||
-	echo "#   $host: counters that moved: $(exs_stat_moved "$EXS_TMP/conns.stat")"
+exs_explain_failures "$EXS_TMP/conns.stat" "$nfail"
 no_sockets "$name"
 
 # --- 2. churn ----------------------------------------------------------------

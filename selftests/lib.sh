@@ -201,6 +201,13 @@ exs_stat_moved() {
 		$2 != old[$1] { printf "%s +%d ", $1, $2 - old[$1] }' "$1" -
 }
 
+# exs_explain_failures STAT NFAIL: when tests failed since EXS_NFAIL was
+# NFAIL, print the counters that moved since STAT was saved
+exs_explain_failures() {
+	[ "$EXS_NFAIL" -eq "$2" ] ||
+		echo "#   $host: counters that moved: $(exs_stat_moved "$1")"
+}
+
 # exs_explained CMD...: run CMD; if it fails, print the counters that
 # moved while it ran (which fallback reason sent a pair to TCP, say)
 exs_explained() {
@@ -313,8 +320,7 @@ rdma_xfer() {
 		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * bytes / 4096)) ]
 	exs_check "$name: $host: TCP carried no payload" \
 		[ $(($(exs_tcp_segs) - segs)) -lt 40 ]
-	[ "$EXS_NFAIL" -eq "$nfail" ] ||
-		echo "#   $host: counters that moved: $(exs_stat_moved "$stat")"
+	exs_explain_failures "$stat" "$nfail"
 }
 
 exs_tap_end() {

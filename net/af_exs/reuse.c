@@ -251,14 +251,11 @@ bool exs_park_evict_port(struct net *net, __be16 port)
 
 	for (i = 0; i < n; i++) {
 		conn = found[i];
-		spin_lock_bh(&conn->lock);
-		if (conn->park == EXS_PARK_IDLE) {
-			conn->park = EXS_PARK_GONE;
-			exs_conn_queue_hw(conn);
-		}
-		spin_unlock_bh(&conn->lock);
-		/* its native socket goes in the teardown's first run */
-		flush_work(&conn->hw_work);
+		/* unless taken meanwhile; its native socket goes in the
+		 * teardown's first run
+		 */
+		if (exs_park_end(conn))
+			flush_work(&conn->hw_work);
 		exs_conn_put(conn);
 	}
 	return n;

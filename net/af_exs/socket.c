@@ -120,14 +120,17 @@ static int exs_bind(struct socket *sock, struct sockaddr *addr, int len)
 	err = READ_ONCE(native->ops)->bind(native, addr, len);
 	/* A parked QP's cm_id may hold the port (reuse.c), as TIME_WAIT
 	 * holds a closed TCP connection's: with SO_REUSEADDR, TCP lets the
-	 * bind have it, so the QP goes.  Valid: the bind parsed the
-	 * address, and both families keep the port at the same place.
+	 * bind have it, so the QP goes.
 	 */
-	if (err == -EADDRINUSE && native->sk->sk_reuse &&
-	    ((struct sockaddr_in *)addr)->sin_port &&
-	    exs_park_evict_port(sock_net(sk),
-				((struct sockaddr_in *)addr)->sin_port))
-		err = READ_ONCE(native->ops)->bind(native, addr, len);
+	if (err == -EADDRINUSE && native->sk->sk_reuse) {
+		/* the bind parsed the address, and both families keep
+		 * the port at the same place
+		 */
+		__be16 port = ((struct sockaddr_in *)addr)->sin_port;
+
+		if (port && exs_park_evict_port(sock_net(sk), port))
+			err = READ_ONCE(native->ops)->bind(native, addr, len);
+	}
 	release_sock(sk);
 	return err;
 }
