@@ -287,6 +287,12 @@ int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer)
 {
 	int why;
 
+	/* Our end let the QP go (its idle time ran out) as the OPEN came:
+	 * no violation.  The teardown's disconnect fails the connector's
+	 * attempt, which then sets up a connection of its own.
+	 */
+	if (conn->park == EXS_PARK_GONE)
+		return 0;
 	if (!conn->passive || !exs_park_ready(conn))
 		return -EPROTO;
 	/* the rings are the QP's, whatever the OPEN says */
