@@ -55,7 +55,8 @@ fallbacks="FallbackNoRdma FallbackNoDevice FallbackPeerReject FallbackTimeout
 	FallbackNoMem FallbackNegCache"
 
 # --- 1. a thousand connections at once -------------------------------------
-name="$conns connections at once, $conn_rounds rounds"
+name="$conns connections at once"
+[ "$conn_rounds" -gt 1 ] && name+=", opened $conn_rounds times each"
 snap ConnectRdma AcceptRdma
 nfail=$EXS_NFAIL
 exs_stat_save "$EXS_TMP/conns.stat"
