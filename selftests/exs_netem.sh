@@ -48,7 +48,10 @@ secs=$((600 + bytes / 100000))	# generous: ~100 kB/s under emulation
 impair() { tc qdisc replace dev exs0 root netem $1; }
 mend() { tc qdisc del dev exs0 root 2>/dev/null; }
 
-moved() { echo "#   counters that moved: $(exs_stat_moved "$EXS_TMP/netem.stat")"; }
+moved() {
+	echo "#   counters that moved: $(exs_stat_moved "$EXS_TMP/netem.stat")"
+	exs_module_said "$EXS_TMP/netem.stat"
+}
 
 # xfer NAME PORT SPEC: both hosts' halves of one case
 xfer() {

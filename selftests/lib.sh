@@ -195,17 +195,31 @@ exs_stat_snapshot() {
 }
 exs_stat_save() {
 	exs_stat_snapshot > "$1"
+	exs_module_log | wc -l > "$1.log"
 }
 exs_stat_moved() {
 	exs_stat_snapshot | awk 'NR == FNR { old[$1] = $2; next }
 		$2 != old[$1] { printf "%s +%d ", $1, $2 - old[$1] }' "$1" -
 }
 
+# exs_module_log: the module's kernel messages (a protocol error names
+# the message and the state it found); exs_module_said STAT: the first
+# few since STAT was saved, as TAP comments
+exs_module_log() {
+	dmesg 2>/dev/null | grep 'af_exs: '
+}
+exs_module_said() {
+	exs_module_log | tail -n +$(($(cat "$1.log" 2>/dev/null || echo 0) + 1)) |
+		head -n 5 | sed 's/^/#   kernel: /'
+}
+
 # exs_explain_failures STAT NFAIL: when tests failed since EXS_NFAIL was
-# NFAIL, print the counters that moved since STAT was saved
+# NFAIL, print the counters that moved since STAT was saved, and what the
+# module logged meanwhile
 exs_explain_failures() {
-	[ "$EXS_NFAIL" -eq "$2" ] ||
-		echo "#   $host: counters that moved: $(exs_stat_moved "$1")"
+	[ "$EXS_NFAIL" -eq "$2" ] && return
+	echo "#   $host: counters that moved: $(exs_stat_moved "$1")"
+	exs_module_said "$1"
 }
 
 # exs_explained CMD...: run CMD; if it fails, print the counters that
@@ -216,6 +230,7 @@ exs_explained() {
 	"$@" && return 0
 	rc=$?
 	echo "# counters that moved: $(exs_stat_moved "$stat")"
+	exs_module_said "$stat"
 	return $rc
 }
 

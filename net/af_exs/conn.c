@@ -1226,7 +1226,7 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm)
  * on a protocol violation.
  */
 static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
-		      struct exs_rx_slot *slot)
+		      struct exs_rx_slot *slot, u8 *typep)
 {
 	struct ib_device *ibdev = conn->dev->ibdev;
 	union exs_wire_rx *rx = conn->rx_msgs + (slot - conn->rx);
@@ -1240,6 +1240,7 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 	    (type == EXS_MSG_OPEN &&
 	     exs_wire_parse_req(&rx->open.req, sizeof(rx->open.req), &peer)))
 		return -EPROTO;
+	*typep = type;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
 	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
 				      DMA_FROM_DEVICE);
@@ -1308,11 +1309,39 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 	}
 }
 
+/* Which message broke the protocol, and the state it found: enough to
+ * tell a hostile peer from a bug of ours.
+ */
+static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
+{
+	static const char * const what[__EXS_MSG_MAX] = {
+		[0]		 = "a malformed message or write",
+		[EXS_MSG_READY]	 = "READY",
+		[EXS_MSG_CREDIT] = "CREDIT",
+		[EXS_MSG_FIN]	 = "FIN",
+		[EXS_MSG_ABORT]	 = "ABORT",
+		[EXS_MSG_DATA]	 = "DATA",
+		[EXS_MSG_LAST]	 = "LAST",
+		[EXS_MSG_OPEN]	 = "OPEN",
+		[EXS_MSG_REFUSE] = "REFUSE",
+	};
+
+	pr_warn_ratelimited("protocol error from peer: %s (%s%s, ready %d/%d, fin %d/%d, last %d/%d, park %u, orphan %d), connection reset\n",
+			    type < __EXS_MSG_MAX ? what[type] : what[0],
+			    conn->passive ? "acceptor" : "connector",
+			    conn->reused ? ", reused" : "",
+			    conn->ready_sent, conn->peer_ready,
+			    conn->fin_sent, conn->fin_rcvd,
+			    conn->last_sent, conn->last_rcvd,
+			    conn->park, conn->orphan);
+}
+
 static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct exs_rx_slot *slot = container_of(wc->wr_cqe,
 						struct exs_rx_slot, cqe);
 	struct exs_conn *conn = slot->conn;
+	u8 type = 0;
 	int err = 0;
 	u32 imm;
 
@@ -1341,7 +1370,7 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		      exs_rx_bytes(conn, imm) ? 0 : -EPROTO;
 		break;
 	case IB_WC_RECV:
-		err = exs_rx_msg(conn, wc, slot);
+		err = exs_rx_msg(conn, wc, slot, &type);
 		break;
 	default:
 		err = -EPROTO;
@@ -1349,10 +1378,10 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (!err && exs_post_recv(conn, slot))
 		err = -EPROTO;
+	if (err == -EPROTO)
+		exs_rx_proto_err(conn, type);
 	spin_unlock(&conn->lock);
 
-	if (err == -EPROTO)
-		pr_warn_ratelimited("protocol error from peer, connection reset\n");
 	if (err)
 		exs_conn_abort(conn, -ECONNRESET, err == -EPROTO);
 }
