@@ -86,6 +86,63 @@ if [ "$host" = b ]; then
 		[ $(($(exs_stat AcceptTcp) - acc_tcp)) -eq 1 ]'
 fi
 
+# A late READY: b's READY leaves b after a's connect_timeout_ms.  a's own
+# READY (or OPEN) reached b meanwhile, and b's listener took the
+# connection on it, so a must await b's answer rather than give up and
+# reset a connection b's server holds (conn.c, exs_conn_answer_late()).
+# tc delays b's RC SENDs (BTH opcode 4: READY and the other control
+# messages) by 2.5 s, not the acks of a's; a's connect_timeout_ms is 1 s.
+# No bytes: b sends nothing but SENDs, all late alike (a ring write
+# overtaking a late SEND would reorder the queue pair's packets, a fault
+# of another kind).  Twice: on a new queue pair, and on it parked, where
+# a's OPEN awaits the READY.  a's ring size is this case's own, so that
+# queue pairs parked by the cases before stay out of it.
+late_sends() {	# late_sends DEV: delay DEV's RoCEv2 RC SENDs by 2.5 s
+	tc qdisc add dev "$1" root handle 1: prio bands 3 \
+		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+	tc qdisc add dev "$1" parent 1:3 handle 30: netem delay 2500ms &&
+	tc filter add dev "$1" parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff \
+		match u8 4 0xff at 28 flowid 1:3
+}
+parked_since() { [ $(($(exs_stat Parked) - $1)) -ge 1 ]; }
+late_ready() {
+	local name="the peer's READY comes after connect_timeout_ms" port=21011
+	local n=0 ok
+	# both hosts find the same: no tc prio or u32 (the debug kernel)
+	ip link add exs-tc type dummy
+	late_sends exs-tc 2>/dev/null
+	ok=$?
+	ip link del exs-tc
+	[ "$ok" = 0 ] || { exs_skip "$name" "no tc prio, netem or u32"; return; }
+	if [ "$host" = b ]; then
+		acc_rdma=$(exs_stat AcceptRdma) acc_reuse=$(exs_stat AcceptReuse)
+		late_sends exs0
+		pair_xfer "$name" $port "-x -c 2 -e exs -n $n"
+		tc qdisc del dev exs0 root
+		exs_assert "$name: b: both accepted over RDMA, the second on a parked queue pair" \
+			'[ $(($(exs_stat AcceptRdma) - acc_rdma)) -eq 2 ] &&
+			[ $(($(exs_stat AcceptReuse) - acc_reuse)) -eq 1 ]'
+		return
+	fi
+	local rdma reuse parked timeouts
+	rdma=$(exs_stat ConnectRdma) reuse=$(exs_stat ConnectReuse)
+	parked=$(exs_stat Parked) timeouts=$(exs_stat FallbackTimeout)
+	exs_sysctl net.exs.connect_timeout_ms=1000 net.exs.ring_size=131072
+	await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+	exs_run "$name: a: on a new queue pair" \
+		exs_connect -x -a $peer4 -p $port -e exs -n $n
+	exs_check "$name: a: whose end parks" exs_wait_until 30 parked_since "$parked"
+	exs_run "$name: a: on that queue pair, parked" \
+		exs_connect -x -a $peer4 -p $port -e exs -n $n
+	exs_sysctl_restore
+	exs_assert "$name: a: both over RDMA, the second a reuse, no timeout" \
+		'[ $(($(exs_stat ConnectRdma) - rdma)) -eq 2 ] &&
+		[ $(($(exs_stat ConnectReuse) - reuse)) -eq 1 ] &&
+		[ "$(exs_stat FallbackTimeout)" -eq "$timeouts" ]'
+}
+late_ready
+
 fallbacks() {
 	awk '$1 ~ /^Fallback/ { n += $2 } END { print n + 0 }' /proc/net/exs_stat
 }

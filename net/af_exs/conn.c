@@ -771,6 +771,7 @@ void exs_conn_renew(struct exs_conn *conn)
 	conn->reason = EXS_FALLBACK_NONE;
 	conn->transient = false;
 	conn->announced = false;
+	conn->answer_late = false;
 	conn->peer_ready = false;
 	conn->fin_sent = false;
 	conn->fin_acked = false;
@@ -1071,6 +1072,24 @@ void exs_conn_disarm_timeout(struct exs_conn *conn)
 	cancel_delayed_work(&conn->timeout_work);
 }
 
+/* The connect deadline passed on a connection that is up but whose peer
+ * has not said READY.  If our READY (a reuse's OPEN) reached the peer's
+ * device, the peer takes the connection as soon as it reads it: accept()
+ * may hand it out, or connect() return, and giving up now would reset
+ * it.  Its answer is then awaited as long as an ack would be, once.  Not
+ * acked by the deadline, it may never have arrived (a peer rebooted
+ * under a parked QP): the attempt fails, and the socket goes to TCP.
+ * Called under conn->lock.
+ */
+static bool exs_conn_answer_late(struct exs_conn *conn)
+{
+	if (conn->answer_late || exs_conn_awaits_ack(conn))
+		return false;
+	conn->answer_late = true;
+	exs_conn_arm_timeout(conn, EXS_STALL_TIMEOUT);
+	return true;
+}
+
 /* One timer, five deadlines: an RDMA attempt that is still connecting,
  * an established one whose peer never said READY, a closed socket's last
  * bytes, its peer's LAST (reuse.c), and a parked connection's idle time.
@@ -1092,6 +1111,9 @@ static void exs_conn_timeout_work(struct work_struct *work)
 		if (!conn->reason)
 			conn->reason = EXS_FALLBACK_TIMEOUT;
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
+	} else if (conn->state == EXS_CONN_ESTABLISHED && !conn->announced &&
+		   !conn->orphan && exs_conn_answer_late(conn)) {
+		/* the peer may hold it already: its READY is late */
 	} else if ((conn->state == EXS_CONN_ESTABLISHED && !conn->announced) ||
 		   conn->orphan) {
 		__exs_conn_abort(conn, -ETIMEDOUT, false);

@@ -144,6 +144,7 @@ struct exs_conn {
 	bool			ready_sent;
 	bool			peer_ready;
 	bool			announced;	/* on_connect told it is up */
+	bool			answer_late;	/* ...waits past the deadline */
 	bool			fin_sent;
 	bool			fin_acked;	/* ...and in the peer's ring */
 	bool			fin_rcvd;
