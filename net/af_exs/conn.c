@@ -384,9 +384,14 @@ static struct exs_tx_slot *exs_tx_slot_get(struct exs_conn *conn)
 
 /* Queue the teardown with a reference of its own: it may be queued again
  * while it runs, and it drops the closed socket's reference itself.
+ * From here the QP is going: it never parks, a connector cannot take it
+ * from the pool, and an OPEN on it is not accepted (reuse.c), though the
+ * teardown may not run for a while.  Called under conn->lock.
  */
 void exs_conn_queue_hw(struct exs_conn *conn)
 {
+	lockdep_assert_held(&conn->lock);
+	conn->park = EXS_PARK_GONE;
 	refcount_inc(&conn->ref);
 	if (!queue_work(exs_wq, &conn->hw_work))
 		refcount_dec(&conn->ref);	/* already queued: never the last */
@@ -1020,13 +1025,9 @@ static void exs_conn_hw_work(struct work_struct *work)
 	struct socket *native = NULL;
 	bool put_orphan;
 
-	/* Out of the pool for good: a send's completion could otherwise
-	 * park it again (exs_conn_finished()) before the QP is flushed, and
-	 * the pool would keep a connection that is about to be freed.
+	/* Out of the pool for good: marked GONE when this was queued, it
+	 * cannot park again (exs_conn_finished()) before the QP is flushed.
 	 */
-	spin_lock_bh(&conn->lock);
-	conn->park = EXS_PARK_GONE;
-	spin_unlock_bh(&conn->lock);
 	exs_park_unlink(conn);
 	if (!conn->torn_down && conn->id) {
 		/* after this no rdma_cm handler builds anything on the conn */

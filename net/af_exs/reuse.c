@@ -93,8 +93,8 @@ void exs_park_last(struct exs_conn *conn)
 }
 
 /* Park @conn: the closed socket's reference becomes the pool's.  False
- * when the pool is full, or when the teardown has begun (it took the
- * connection out of the pool already).  Called under conn->lock.
+ * when the pool is full, or when the teardown is queued (it takes the
+ * connection out of the pool).  Called under conn->lock.
  */
 static bool exs_park(struct exs_conn *conn)
 {
@@ -152,7 +152,6 @@ bool exs_park_expire(struct exs_conn *conn)
 	      conn->state == EXS_CONN_ESTABLISHED &&
 	      exs_conn_tx_finished(conn)))
 		return false;
-	conn->park = EXS_PARK_GONE;
 	exs_conn_queue_hw(conn);
 	return true;
 }
@@ -164,10 +163,8 @@ bool exs_park_end(struct exs_conn *conn)
 
 	spin_lock_bh(&conn->lock);
 	parked = conn->park == EXS_PARK_IDLE;
-	if (parked) {
-		conn->park = EXS_PARK_GONE;
+	if (parked)
 		exs_conn_queue_hw(conn);
-	}
 	spin_unlock_bh(&conn->lock);
 	return parked;
 }
@@ -287,9 +284,10 @@ int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer)
 {
 	int why;
 
-	/* Our end let the QP go (its idle time ran out) as the OPEN came:
-	 * no violation.  The teardown's disconnect fails the connector's
-	 * attempt, which then sets up a connection of its own.
+	/* Our end is letting the QP go (its idle time ran out, or it did
+	 * not fit in the pool) as the OPEN came: no violation, and no
+	 * child, which the teardown would reset.  Its disconnect fails the
+	 * connector's attempt, which then sets up a connection of its own.
 	 */
 	if (conn->park == EXS_PARK_GONE)
 		return 0;
