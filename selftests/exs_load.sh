@@ -4,9 +4,9 @@
 # clients, host b the servers.
 #
 #   1. EXS_LOAD_CONNS (1000) connections open at once, each moving checked
-#      bytes both ways, every one over RDMA; with EXS_LOAD_CONN_ROUNDS
-#      (1; make stress: 2), each opened again as soon as it closed, so
-#      that closes, teardowns and parked QPs' reuse race one another.
+#      bytes both ways, every one over RDMA; each of them opened again
+#      once it closed, EXS_LOAD_CONN_ROUNDS (2) times in all, so that
+#      closes, teardowns and parked QPs' reuse race one another.
 #   2. Churn: connections opened, used and closed, round after round, every
 #      one over RDMA, and none left behind.
 #   3. A listener whose backlog is full: every client ends as TCP's would
@@ -24,7 +24,7 @@ host=${EXS_VM_HOST:?run under exs-vm --hosts 2}
 share=${EXS_VM_SHARE:?}
 peer4=10.0.0.2
 conns=${EXS_LOAD_CONNS:-1000}
-conn_rounds=${EXS_LOAD_CONN_ROUNDS:-1}
+conn_rounds=${EXS_LOAD_CONN_ROUNDS:-2}
 rounds=${EXS_LOAD_ROUNDS:-50}
 reqs=${EXS_LOAD_REQS:-200}
 mkdir -p "$share"
