@@ -108,7 +108,7 @@ late_sends() {	# late_sends DEV: delay DEV's RoCEv2 RC SENDs by 2.5 s
 parked_since() { [ $(($(exs_stat Parked) - $1)) -ge 1 ]; }
 late_ready() {
 	local name="the peer's READY comes after connect_timeout_ms" port=21011
-	local n=0 ok
+	local n=0 ok acc_rdma acc_reuse rdma reuse parked timeouts
 	# both hosts find the same: no tc prio or u32 (the debug kernel)
 	ip link add exs-tc type dummy
 	late_sends exs-tc 2>/dev/null
@@ -125,7 +125,6 @@ late_ready() {
 			[ $(($(exs_stat AcceptReuse) - acc_reuse)) -eq 1 ]'
 		return
 	fi
-	local rdma reuse parked timeouts
 	rdma=$(exs_stat ConnectRdma) reuse=$(exs_stat ConnectReuse)
 	parked=$(exs_stat Parked) timeouts=$(exs_stat FallbackTimeout)
 	exs_sysctl net.exs.connect_timeout_ms=1000 net.exs.ring_size=131072

@@ -1112,11 +1112,11 @@ static void exs_conn_timeout_work(struct work_struct *work)
 		if (!conn->reason)
 			conn->reason = EXS_FALLBACK_TIMEOUT;
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
-	} else if (conn->state == EXS_CONN_ESTABLISHED && !conn->announced &&
-		   !conn->orphan && exs_conn_answer_late(conn)) {
-		/* the peer may hold it already: its READY is late */
-	} else if ((conn->state == EXS_CONN_ESTABLISHED && !conn->announced) ||
-		   conn->orphan) {
+	} else if (conn->state == EXS_CONN_ESTABLISHED && !conn->announced) {
+		/* the peer may hold it already if only its READY is late */
+		if (conn->orphan || !exs_conn_answer_late(conn))
+			__exs_conn_abort(conn, -ETIMEDOUT, false);
+	} else if (conn->orphan) {
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
 	}
 	spin_unlock_bh(&conn->lock);
@@ -1399,8 +1399,9 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		err = -EPROTO;
 		break;
 	}
+	/* ours, not the peer's: a reset, not a protocol error */
 	if (!err && exs_post_recv(conn, slot))
-		err = -EPROTO;
+		err = -ECONNRESET;
 	if (err == -EPROTO)
 		exs_rx_proto_err(conn, type);
 	spin_unlock(&conn->lock);

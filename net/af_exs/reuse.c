@@ -255,7 +255,7 @@ bool exs_park_evict_port(struct net *net, __be16 port)
 			flush_work(&conn->hw_work);
 		exs_conn_put(conn);
 	}
-	return n;
+	return n > 0;
 }
 
 /* A connector's OPEN was refused: the QP parks again, as its acceptor's

@@ -123,11 +123,11 @@ static int exs_bind(struct socket *sock, struct sockaddr *addr, int len)
 	 * bind have it, so the QP goes.
 	 */
 	if (err == -EADDRINUSE && native->sk->sk_reuse) {
-		/* the bind parsed the address, and both families keep
-		 * the port at the same place
-		 */
-		__be16 port = ((struct sockaddr_in *)addr)->sin_port;
+		struct in6_addr unused;
+		__be16 port;
 
+		/* the native bind parsed the address: it is whole */
+		exs_addr_to_v6(addr, &unused, &port);
 		if (port && exs_park_evict_port(sock_net(sk), port))
 			err = READ_ONCE(native->ops)->bind(native, addr, len);
 	}
