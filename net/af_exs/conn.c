@@ -603,6 +603,11 @@ void exs_conn_probe(struct exs_conn *conn)
  */
 void exs_conn_stalled(struct exs_conn *conn)
 {
+	/* rare, and the one trace of a device that stopped retrying */
+	pr_info_ratelimited("no ack for %u ms, %u requests in flight, peer last heard %u ms ago: connection timed out\n",
+			    jiffies_to_msecs(jiffies - conn->last_acked),
+			    conn->sq_head - conn->sq_tail,
+			    jiffies_to_msecs(jiffies - conn->last_heard));
 	EXS_INC_STATS(conn->net, EXS_MIB_STALLS);
 	__exs_conn_abort(conn, -ETIMEDOUT, false);
 }
