@@ -268,6 +268,7 @@ fi
 
 await "$name.ready"
 stalls=$(exs_stat RdmaStalls)
+logged=$(exs_module_log | wc -l)
 # every other kind of blocked call, on connections of its own (exs_deadpeer.c)
 exs_bg exs_deadpeer -a $peer4 -p 22008 -t 200 \
 	> "$EXS_TMP/deadpeer.out" 2>&1
@@ -288,6 +289,8 @@ if streaming "$name"; then
 		wait "${EXS_PIDS[-2]}"
 	exs_assert "$name: a: TCP_USER_TIMEOUT's send counted RdmaStalls" \
 		'[ "$(exs_stat RdmaStalls)" -gt "$stalls" ]'
+	exs_assert "$name: a: the module said why" \
+		'exs_module_log | tail -n +$((logged + 1)) | grep -q "no ack for"'
 	sed 's/^/# /' "$EXS_TMP/deadpeer.out"
 else
 	say "$name.streaming"
