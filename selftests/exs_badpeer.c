@@ -12,6 +12,9 @@
  * there, and keeps the connection until the file is removed (exit 0: the
  * server left it alone); "other-ring" writes into that ring through a
  * connection of its own, with the key the server gave the other one.
+ * A third, "no-rtu", never answers the server's REP and writes its port
+ * there: it holds the server's child in the CM's handshake until the file
+ * goes (exit 0: no REJ came meanwhile).
  *
  * REQ cases must be rejected (RDMA_CM_EVENT_REJECTED).  The others connect
  * as a correct client would (REQ, READY), then misbehave; the server must
@@ -484,17 +487,25 @@ static void no_imm(uint32_t rkey, uint32_t rlen)
 /* "hold": publish this connection's server ring, keep the connection
  * until the file goes; it must not end before
  */
-static void hold(uint32_t rkey, uint32_t rlen)
+/* -k FILE's contents, whole or not at all: the script waits for it */
+static void publish(const char *text)
 {
 	char tmp[4096];
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", cfg.keyfile);
 	f = fopen(tmp, "w");
-	if (!f || fprintf(f, "%llu %u\n",
-			  (unsigned long long)be64toh(rep.ring_addr),
-			  rkey) < 0 || fclose(f) || rename(tmp, cfg.keyfile))
+	if (!f || fputs(text, f) < 0 || fclose(f) || rename(tmp, cfg.keyfile))
 		die(cfg.keyfile);
+}
+
+static void hold(uint32_t rkey, uint32_t rlen)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%llu %u\n",
+		 (unsigned long long)be64toh(rep.ring_addr), rkey);
+	publish(text);
 	if (!await_end(cfg.keyfile)) {
 		fprintf(stderr, "exs_badpeer: the held connection ended\n");
 		exit(1);
@@ -505,6 +516,36 @@ static void hold(uint32_t rkey, uint32_t rlen)
 		exit(1);
 	}
 	rdma_disconnect(id);
+	exit(0);
+}
+
+/* "no-rtu": the server's REP came (main() connected without a QP, so
+ * librdmacm leaves the RTU to rdma_establish(), never called): its child
+ * stays in the CM's handshake.  -k FILE gets our port; we hold the
+ * handshake until the file goes.  A CM event before then (a REJ: the
+ * server gave the child up itself) fails.
+ */
+static void no_rtu(uint32_t rkey, uint32_t rlen)
+{
+	time_t end = time(NULL) + cfg.timeout;
+	char text[16];
+
+	snprintf(text, sizeof(text), "%u\n", ntohs(rdma_get_src_port(id)));
+	publish(text);
+	while (time(NULL) < end && !access(cfg.keyfile, F_OK)) {
+		struct rdma_cm_event *ev = next_event(1);
+
+		if (ev) {
+			fprintf(stderr, "exs_badpeer: no-rtu: %s before our RTU\n",
+				rdma_event_str(ev->event));
+			exit(1);
+		}
+	}
+	if (!access(cfg.keyfile, F_OK)) {
+		fprintf(stderr, "exs_badpeer: no-rtu: %s still there after %d s\n",
+			cfg.keyfile, cfg.timeout);
+		exit(1);
+	}
 	exit(0);
 }
 
@@ -528,6 +569,7 @@ struct bad_case {
 	void (*run)(uint32_t rkey, uint32_t rlen);
 	bool own_ready;		/* @run sends our READY */
 	bool keyfile;		/* needs -k: not in -l's list */
+	bool no_qp;		/* @run after the REP, with no QP */
 };
 
 #define REQ(n, f, w)	{ .name = n, .what = w, .req = f }
@@ -573,6 +615,8 @@ static const struct bad_case cases[] = {
 	  .run = hold, .keyfile = true },
 	{ .name = "other-ring", .what = "a write into another connection's ring with its key",
 	  .run = other_ring, .keyfile = true },
+	{ .name = "no-rtu", .what = "a REP never answered with an RTU",
+	  .run = no_rtu, .keyfile = true, .no_qp = true },
 };
 
 static const struct bad_case *find_case(const char *name)
@@ -665,9 +709,12 @@ int main(int argc, char **argv)
 		die("ibv_reg_mr");
 	qpa.send_cq = cq;
 	qpa.recv_cq = cq;
-	if (rdma_create_qp(id, pd, &qpa))
+	if (c->no_qp)
+		param.qp_num = 0x1234;	/* the server's QP aims at nothing */
+	else if (rdma_create_qp(id, pd, &qpa))
 		die("rdma_create_qp");
-	post_recvs();
+	else
+		post_recvs();
 
 	good_req(&req, &len);
 	sent_req = req;
@@ -677,6 +724,15 @@ int main(int argc, char **argv)
 	param.private_data_len = len;
 	if (rdma_connect(id, &param))
 		die("rdma_connect");
+	if (c->no_qp) {
+		got = expect(RDMA_CM_EVENT_CONNECT_RESPONSE);
+		if (got != RDMA_CM_EVENT_CONNECT_RESPONSE) {
+			fprintf(stderr, "exs_badpeer: %s: %s, not the REP\n",
+				c->name, rdma_event_str(got));
+			return 2;
+		}
+		c->run(0, 0);
+	}
 	got = expect(RDMA_CM_EVENT_ESTABLISHED);
 	if (c->req) {
 		if (got == RDMA_CM_EVENT_REJECTED)

@@ -52,6 +52,38 @@ exs_wait_listen $((port + 1)) 30
 exs_bg exs_connect -x -a $addr -p $((port + 1)) -e exs -n $((64 << 20)) -t 600
 bystander=${EXS_PIDS[-1]}
 
+# A child in the CM's handshake is the CM's until the CM ends it: a
+# connector that never answers the REP with its RTU keeps the server's
+# child past the connect deadline (no REJ comes; its CM acknowledges each
+# REP with an MRA, so the REP's retries run for minutes), and its going
+# away (its CM's REJ) ends the child.  Destroying the child at the
+# deadline raced ib_cm's last REP timeout (overview.rst, "Accepting over
+# RDMA").
+nortu_file=$EXS_TMP/no-rtu
+# rdma_cm's id of the server's child of the connector on port $1
+child_in_handshake() {
+	rdma res show cm_id dst-port "$1" 2>/dev/null | grep -q 'state CONNECT'
+}
+child_gone() {
+	! rdma res show cm_id dst-port "$1" 2>/dev/null | grep -q 'state '
+}
+sysctl -qw net.exs.connect_timeout_ms=2000
+exs_bg exs_badpeer -a $addr -p $port -c no-rtu -k "$nortu_file" -t 120
+nortu=${EXS_PIDS[-1]}
+if exs_wait_file "$nortu_file" 60; then
+	nortu_port=$(cat "$nortu_file")
+	sleep 6
+	exs_check "a REP never answered (no-rtu): the child outlives the connect deadline" \
+		child_in_handshake "$nortu_port"
+	rm -f "$nortu_file"
+	exs_check "no-rtu: no REJ reached the connector meanwhile" wait "$nortu"
+	exs_check "no-rtu: the connector's end (its CM's REJ) ends the child" \
+		exs_wait_until 30 child_gone "$nortu_port"
+else
+	exs_fail "a REP never answered (no-rtu)" "no REP came"
+fi
+sysctl -qw net.exs.connect_timeout_ms=30000
+
 while read -r name what; do
 	before_err=$(exs_stat ProtocolErrors)
 	before_rej=$(exs_stat RdmaReject)

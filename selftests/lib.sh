@@ -151,15 +151,14 @@ exs_no_sockets() {
 }
 
 # exs_wait_until SECONDS CMD...: until CMD succeeds (teardown, for one,
-# is asynchronous)
+# is asynchronous), for SECONDS of the clock however long CMD takes
 exs_wait_until() {
-	local i n=$(($1 * 10))
+	local end=$((SECONDS + $1 + 1))
 	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 # exs_tcp_segs: TCP segments this host sent and received so far

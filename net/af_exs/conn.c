@@ -1096,10 +1096,10 @@ static bool exs_conn_answer_late(struct exs_conn *conn)
 	return true;
 }
 
-/* One timer, five deadlines: an RDMA attempt that is still connecting,
- * an established one whose peer never said READY, a closed socket's last
- * bytes, its peer's LAST (reuse.c), and a parked connection's idle time.
- * Anything else it finds has moved on.
+/* One timer, five deadlines: a connector's RDMA attempt still connecting
+ * (a child's is the CM's), an established one whose peer never said
+ * READY, a closed socket's last bytes, its peer's LAST (reuse.c), and a
+ * parked connection's idle time.  Anything else it finds has moved on.
  */
 static void exs_conn_timeout_work(struct work_struct *work)
 {
@@ -1113,6 +1113,15 @@ static void exs_conn_timeout_work(struct work_struct *work)
 		/* parked, or done and waiting for the peer's LAST, too long:
 		 * an orderly end
 		 */
+	} else if (conn->state == EXS_CONN_CONNECTING && conn->passive) {
+		/* A child's handshake is the CM's until the CM ends it: the
+		 * RTU, a REJ, or its REP's last retry.  Destroying the id
+		 * before may race that retry's timeout, whose callback ib_cm
+		 * makes without a reference on the id: a use-after-free in
+		 * rdma_cm, seen on 6.1 under load.  Look again later.
+		 */
+		exs_conn_arm_timeout(conn,
+				     msecs_to_jiffies(exs_connect_timeout_ms(conn->net)));
 	} else if (conn->state == EXS_CONN_CONNECTING) {
 		if (!conn->reason)
 			conn->reason = EXS_FALLBACK_TIMEOUT;
