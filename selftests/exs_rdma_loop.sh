@@ -108,6 +108,13 @@ exs_check "... and nothing parks ($(delta Parked "$parked"))" \
 	[ "$(delta Parked "$parked")" = 0 ]
 sysctl -qw net.exs.reuse_idle_ms=10000
 
+# A closed connection's parked QP keeps its port; a bind with
+# SO_REUSEADDR takes it at once, waiting for the QP's teardown on exs_wq
+# without the socket's lock, which works there take (lockdep saw it held
+# in make stress: this boot runs under lockdep in make check).
+exs_run "a parked QP's port: EADDRINUSE, or at once with SO_REUSEADDR" \
+	exs-run python3 "$(dirname "$0")/exs_parked_port.py" $addr4 24920
+
 exs_check "the RDMA connections were counted ($(($(exs_stat ConnectRdma) - rdma)))" \
 	[ $(($(exs_stat ConnectRdma) - rdma)) -gt 0 ]
 

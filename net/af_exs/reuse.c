@@ -225,7 +225,8 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
  * end may hold it, in its first socket's native socket, which it keeps
  * while its cm_id lives (exs_conn_disown()).  End such connections and
  * wait for their teardown, as TCP lets a bind take a port from TIME_WAIT.
- * True when one ended, so the bind may try again.  Process context.
+ * True when one ended, so the bind may try again.  Process context,
+ * no socket lock held: the teardown runs on exs_wq.
  */
 bool exs_park_evict_port(struct net *net, __be16 port)
 {

@@ -128,9 +128,22 @@ static int exs_bind(struct socket *sock, struct sockaddr *addr, int len)
 
 		/* the native bind parsed the address: it is whole */
 		exs_addr_to_v6(addr, &unused, &port);
-		if (port && exs_park_evict_port(sock_net(sk), port))
+		if (!port)
+			goto out;
+		/* The teardown waited for runs on exs_wq, whose works take
+		 * socket locks (exs_connect_work()): wait without ours.
+		 */
+		release_sock(sk);
+		if (!exs_park_evict_port(sock_net(sk), port))
+			return err;
+		lock_sock(sk);
+		/* a connect() may have come meanwhile */
+		if (exs_sk(sk)->cstate == EXS_CS_IDLE) {
+			native = exs_sk(sk)->native;
 			err = READ_ONCE(native->ops)->bind(native, addr, len);
+		}
 	}
+out:
 	release_sock(sk);
 	return err;
 }
