@@ -48,15 +48,41 @@ secs=$((600 + bytes / 100000))	# generous: ~100 kB/s under emulation
 impair() { tc qdisc replace dev exs0 root netem $1; }
 mend() { tc qdisc del dev exs0 root 2>/dev/null; }
 
+# rxe once stopped a queue pair with "Failed allocating skb" (a GiB case
+# on the debug kernel), which has two causes: no memory for a 4.5 KB
+# atomic skb, or a source GID gone from the table.  What tells them apart
+# is kept while the cases run and printed for a failed one: free memory
+# and free blocks of 8 KB or more every 5 s, and every link and address
+# event.
+sample_memory() {
+	while :; do
+		echo "at $(cut -d' ' -f1 /proc/uptime) s: $(awk '/^MemFree/ { print $2 }' /proc/meminfo) kB free;" \
+			"$(awk '{ n = 0; for (i = 6; i <= NF; i++) n += $i
+				printf "%s %d, ", $4, n }' /proc/buddyinfo)blocks >= 8 KB free"
+		sleep 5
+	done
+}
+exs_bg sample_memory > "$EXS_TMP/memory.log" 2>&1
+exs_bg ip -ts monitor link address > "$EXS_TMP/events.log" 2>&1
+
 moved() {
 	echo "#   counters that moved: $(exs_stat_moved "$EXS_TMP/netem.stat")"
 	exs_module_said "$EXS_TMP/netem.stat"
+	tail -n +"$(cat "$EXS_TMP/memory.at")" "$EXS_TMP/memory.log" |
+		sort -n -k4 | head -n 1 | sed 's/^/#   least memory free: /'
+	tail -n +"$(cat "$EXS_TMP/events.at")" "$EXS_TMP/events.log" |
+		head -n 5 | sed 's/^/#   link event: /'
+	echo "#   GIDs now: $(cat /sys/class/infiniband/*/ports/1/gids/* 2>/dev/null |
+		grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$' | sort -u |
+		tr '\n' ' ')"
 }
 
 # xfer NAME PORT SPEC: both hosts' halves of one case
 xfer() {
 	local name=$1 port=$2 pid pkts rdma i
 	exs_stat_save "$EXS_TMP/netem.stat"
+	echo $(($(wc -l < "$EXS_TMP/memory.log") + 1)) > "$EXS_TMP/memory.at"
+	echo $(($(wc -l < "$EXS_TMP/events.log") + 1)) > "$EXS_TMP/events.at"
 	if [ "$host" = b ]; then
 		exs_bg exs_connect -l -x -p "$port" -e exs -n "$bytes" \
 			-t "$secs" >/dev/null
