@@ -242,6 +242,8 @@ v = sys.argv[1].split()
 sys.exit(not (len(v) == 2 and v[0] == v[1] and v[0] not in ("14", "0", "-")))' "$a0"
 exs_check "ack_timeout refuses 32" \
 	bash -c '! sysctl -qw net.exs.ack_timeout=32 2>/dev/null'
+exs_check "connect_timeout_ms refuses 60001 (the CM's REQ outlasts it)" \
+	bash -c '! sysctl -qw net.exs.connect_timeout_ms=60001 2>/dev/null'
 
 # rdma_cm's port space follows TCP's.  With 64 ephemeral ports, 24 held
 # connections take 24 in TCP; the listeners after them get the others,

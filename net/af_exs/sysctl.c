@@ -11,6 +11,11 @@
 
 static int exs_timeout_min = 1;
 static int exs_timeout_max = 600000;
+/* Below the CM's own REQ timeout (16 tries, at least 4 s apart with
+ * rdma_cm's constants): a connector's id destroyed as its REQ's last try
+ * times out meets an ib_cm race (overview.rst, "Accepting over RDMA").
+ */
+static int exs_connect_timeout_max = 60000;
 static int exs_ttl_max = 3600000;
 static int exs_ring_min = EXS_RING_MIN;
 static int exs_ring_max = EXS_RING_MAX;
@@ -26,7 +31,7 @@ static struct ctl_table exs_sysctl_template[] = {
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= &exs_timeout_min,
-		.extra2		= &exs_timeout_max,
+		.extra2		= &exs_connect_timeout_max,
 	},
 	{
 		.procname	= "neg_cache_ttl_ms",
