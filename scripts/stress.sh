@@ -105,8 +105,9 @@ local_boots() {
 		selftests/exs_local.sh"
 	# kcsan, with two CPUs (races need two): KUnit, the single-host
 	# suite, the fuzzers, the malicious peer and the data path over a
-	# looped-back RDMA device.  A race report naming AF_EXS counts as a
-	# kernel report; races elsewhere are kept in kcsan/a.kcsan-elsewhere.
+	# looped-back RDMA device.  A race with AF_EXS in an access's stack
+	# (exs-vm-finish) counts as a kernel report; races elsewhere are kept
+	# in kcsan/a.kcsan-elsewhere.
 	# It watches one access in 400 (its default, 4000, saw nothing of
 	# AF_EXS in a run of these suites); its counters at the end show
 	# what it did.
