@@ -30,7 +30,7 @@ tc qdisc del dev exs0 root
 mtu=${EXS_NETEM_MTU:-9000}
 mtu0=$(cat /sys/class/net/exs0/mtu)
 ip link set exs0 mtu "$mtu" || exs_skip_all mtu "exs0 takes no MTU $mtu"
-trap 'tc qdisc del dev exs0 root 2>/dev/null; ip link set exs0 mtu $mtu0; exs_cleanup' EXIT
+trap 'tc qdisc del dev exs0 root 2>/dev/null; ip link set exs0 mtu $mtu0; unprobe; exs_cleanup' EXIT
 # A failed attempt must not send the next case to TCP.  A lost burst's
 # tail is resent after 268 ms, not the CM's 2.1 s (6.1) or 0.5 s (6.12):
 # under loss, those waits are most of a transfer's time
@@ -65,6 +65,37 @@ sample_memory() {
 exs_bg sample_memory > "$EXS_TMP/memory.log" 2>&1
 exs_bg ip -ts monitor link address > "$EXS_TMP/events.log" 2>&1
 
+# Which of the two it was, at the moment it happens: kretprobes that
+# record only a failure, of the skb allocation or of the GID lookup (each
+# returns NULL or an error pointer when it fails).
+tr=/sys/kernel/tracing
+mountpoint -q $tr || mount -t tracefs none $tr 2>/dev/null
+probes="exs_skb:__alloc_skb exs_gid:rdma_get_gid_attr
+	exs_gid_ndev:rdma_read_gid_attr_ndev_rcu"
+probe_failures() {
+	local p name
+	[ -w $tr/kprobe_events ] || return 0
+	echo 0 > $tr/tracing_on
+	echo > $tr/trace
+	for p in $probes; do
+		name=${p%%:*}
+		echo "r:$name ${p#*:} ret=\$retval:x64" >> $tr/kprobe_events &&
+			echo 'ret == 0 || ret >= 0xfffffffffffff001' \
+				> $tr/events/kprobes/$name/filter &&
+			echo 1 > $tr/events/kprobes/$name/enable
+	done 2>/dev/null
+	echo 1 > $tr/tracing_on
+}
+unprobe() {
+	local p
+	[ -w $tr/kprobe_events ] || return 0
+	for p in $probes; do
+		echo 0 > $tr/events/kprobes/${p%%:*}/enable
+		echo "-:${p%%:*}" >> $tr/kprobe_events
+	done 2>/dev/null
+}
+probe_failures
+
 moved() {
 	echo "#   counters that moved: $(exs_stat_moved "$EXS_TMP/netem.stat")"
 	exs_module_said "$EXS_TMP/netem.stat"
@@ -72,6 +103,8 @@ moved() {
 		sort -n -k4 | head -n 1 | sed 's/^/#   least memory free: /'
 	tail -n +"$(cat "$EXS_TMP/events.at")" "$EXS_TMP/events.log" |
 		head -n 5 | sed 's/^/#   link event: /'
+	grep -v '^#' $tr/trace 2>/dev/null | tail -n 5 |
+		sed 's/^ */#   failed: /'
 	echo "#   GIDs now: $(cat /sys/class/infiniband/*/ports/1/gids/* 2>/dev/null |
 		grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$' | sort -u |
 		tr '\n' ' ')"
