@@ -57,6 +57,12 @@ static void exs_fallback_trace(struct exs_sock *exs, int reason)
  *    where TCP never signals it (exs_release() frees it).  Such a program
  *    enables O_ASYNC while another thread connects; SIGIO is lost for it.
  *
+ * KCSAN reports the switch as a data race: the socket layer reads
+ * private_data with a plain load (sock_from_file()), which a module cannot
+ * annotate.  It is one aligned pointer, and either value it yields leads
+ * to live objects, as above.  make stress keeps these reports apart
+ * (exs-vm-finish: kcsan_known).
+ *
  * In-kernel users (kernel_sendmsg() and friends) hold the AF_EXS struct
  * socket itself and have no file: they keep calling AF_EXS proto_ops, which
  * forward to the native socket at the cost of one indirect call.
