@@ -57,8 +57,7 @@ tcp_at_once() {
 # ---- the map and the policy decide connect() -------------------------------
 
 if [ "$host" = a ]; then
-	tracing=/sys/kernel/tracing
-	mountpoint -q "$tracing" || mount -t tracefs none "$tracing" 2>/dev/null
+	tracing=$(exs_tracefs)
 	if [ -e "$tracing/events/af_exs/enable" ]; then
 		echo > "$tracing/trace"
 		echo 1 > "$tracing/events/af_exs/enable"

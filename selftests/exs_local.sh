@@ -62,9 +62,8 @@ exs_check "every AF_EXS accept handed out plain TCP" \
 # After the merge no AF_EXS function runs on the data path: trace every
 # af_exs function while merged sockets move data, and find only setup
 # (the servers' listeners are AF_EXS and legitimately set options).
-tr=/sys/kernel/tracing
-[ -e $tr/set_ftrace_filter ] || mount -t tracefs nodev $tr 2>/dev/null
-if echo ':mod:af_exs' > $tr/set_ftrace_filter 2>/dev/null &&
+if tr=$(exs_tracefs) &&
+   echo ':mod:af_exs' > $tr/set_ftrace_filter 2>/dev/null &&
    echo function > $tr/current_tracer 2>/dev/null; then
 	echo > $tr/trace
 	transfer 127.0.0.1 "" poll exs exs "-n 2000000"

@@ -68,15 +68,12 @@ exs_bg ip -ts monitor link address > "$EXS_TMP/events.log" 2>&1
 # Which of the two it was, at the moment it happens: kretprobes that
 # record only a failure, of the skb allocation or of the GID lookup (each
 # returns NULL or an error pointer when it fails).
-tr=/sys/kernel/tracing
-mountpoint -q $tr || mount -t tracefs none $tr 2>/dev/null
+tr=$(exs_tracefs)
 probes="exs_skb:__alloc_skb exs_gid:rdma_get_gid_attr
 	exs_gid_ndev:rdma_read_gid_attr_ndev_rcu"
 probe_failures() {
 	local p name
-	[ -w $tr/kprobe_events ] || return 0
-	echo 0 > $tr/tracing_on
-	echo > $tr/trace
+	[ -w "$tr/kprobe_events" ] || return 0
 	for p in $probes; do
 		name=${p%%:*}
 		echo "r:$name ${p#*:} ret=\$retval:x64" >> $tr/kprobe_events &&
@@ -84,11 +81,10 @@ probe_failures() {
 				> $tr/events/kprobes/$name/filter &&
 			echo 1 > $tr/events/kprobes/$name/enable
 	done 2>/dev/null
-	echo 1 > $tr/tracing_on
 }
 unprobe() {
 	local p
-	[ -w $tr/kprobe_events ] || return 0
+	[ -w "$tr/kprobe_events" ] || return 0
 	for p in $probes; do
 		echo 0 > $tr/events/kprobes/${p%%:*}/enable
 		echo "-:${p%%:*}" >> $tr/kprobe_events
@@ -103,7 +99,7 @@ moved() {
 		sort -n -k4 | head -n 1 | sed 's/^/#   least memory free: /'
 	tail -n +"$(cat "$EXS_TMP/events.at")" "$EXS_TMP/events.log" |
 		head -n 5 | sed 's/^/#   link event: /'
-	grep -v '^#' $tr/trace 2>/dev/null | tail -n 5 |
+	[ -n "$tr" ] && grep -v '^#' $tr/trace | tail -n 5 |
 		sed 's/^ */#   failed: /'
 	echo "#   GIDs now: $(cat /sys/class/infiniband/*/ports/1/gids/* 2>/dev/null |
 		grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$' | sort -u |
@@ -116,6 +112,7 @@ xfer() {
 	exs_stat_save "$EXS_TMP/netem.stat"
 	echo $(($(wc -l < "$EXS_TMP/memory.log") + 1)) > "$EXS_TMP/memory.at"
 	echo $(($(wc -l < "$EXS_TMP/events.log") + 1)) > "$EXS_TMP/events.at"
+	[ -n "$tr" ] && echo > $tr/trace
 	if [ "$host" = b ]; then
 		exs_bg exs_connect -l -x -p "$port" -e exs -n "$bytes" \
 			-t "$secs" >/dev/null

@@ -238,6 +238,15 @@ exs_rdma_pkts() {
 	exs_rdma_stat sent_pkts rcvd_pkts
 }
 
+# exs_tracefs: the tracing directory, mounted if it is not yet (a suite's
+# tracepoints, function tracer or kprobes); fails when there is none
+exs_tracefs() {
+	local t=/sys/kernel/tracing
+
+	[ -e $t/trace ] || mount -t tracefs nodev $t 2>/dev/null
+	[ -e $t/trace ] && echo $t
+}
+
 # exs_wait_file PATH SECONDS: wait for a file another host writes
 exs_wait_file() {
 	local i
