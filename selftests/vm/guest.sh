@@ -73,4 +73,15 @@ else
 	rc=$?
 fi
 kill "$wpid" 2>/dev/null
-exec exs-vm-finish "$rc"
+exs-vm-finish "$rc"
+rc=$?
+# Stay up, draining the link, until the other host has its outcome too:
+# a QEMU that exits while the other's frame waits for room in their
+# socket stops the other's transmit queue for good (QEMU 7.2's stream
+# netdev; testing.rst), and the other's QPs then cannot be destroyed.
+# exs-vm ends the run if the other host dies first.
+while [ "$nhosts" = 2 ] && [ "$(date +%s)" -lt "$deadline" ] &&
+      { [ ! -e "$out/a.rc" ] || [ ! -e "$out/b.rc" ]; }; do
+	sleep 0.5
+done
+exit "$rc"
