@@ -150,6 +150,7 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	struct exs_conn *conn;
 	u32 rsize = 0, inline_max = 0;
 	int timeout_ms = exs_connect_timeout_ms(net);
+	__be16 unused;
 	int err;
 
 	err = exs_wire_parse_req(ev->param.conn.private_data,
@@ -159,6 +160,11 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	if (err || !exs_request_fits(lsn, &peer)) {
 		EXS_INC_STATS(net, EXS_MIB_PROTOERR);
 		return exs_reject(id, net, EXS_WIRE_REJ_INVALID);
+	}
+	/* a connection of ours whose QP failed, not a new one */
+	if (peer.resume) {
+		err = exs_resume_request(id, net, &peer);
+		return err ? exs_reject(id, net, err) : 0;
 	}
 
 	err = exs_child_reserve(lsn, &rsize, &inline_max);
@@ -171,6 +177,9 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	conn->passive = true;
 	conn->lsn = lsn;
 	exs_child_ends(conn, &peer);
+	/* where a resume's REQ must come from (resume.c) */
+	exs_addr_to_v6((struct sockaddr *)&id->route.addr.dst_addr,
+		       &conn->peer_node, &unused);
 
 	err = exs_conn_create_qp(conn);
 	if (!err)
@@ -246,6 +255,33 @@ int exs_rdma_open_child(struct exs_conn *conn,
 	return EXS_WIRE_REJ_NONE;
 }
 
+/* Accept the REQ that resumes @conn (resume.c) on @id, its new cm_id: a
+ * QP in the connection's PD, and the same ring in the REP.  Process
+ * context, outside @id's handler.
+ */
+int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id)
+{
+	struct exs_wire_rep rep;
+	struct rdma_conn_param param = {
+		.private_data		= &rep,
+		.private_data_len	= sizeof(rep),
+		.retry_count		= EXS_RETRY_COUNT,
+		.rnr_retry_count	= EXS_RNR_RETRY_COUNT,
+	};
+	int err;
+
+	rdma_lock_handler(id);
+	err = exs_resume_qp(conn);
+	if (!err) {
+		exs_wire_build_rep(&rep, conn->mr->iova, conn->mr->rkey,
+				   conn->rsize);
+		exs_conn_set_ack_timeout(id, conn->net);
+		err = rdma_accept(id, &param);
+	}
+	rdma_unlock_handler(id);
+	return err;
+}
+
 static void exs_listener_remove_work(struct work_struct *work)
 {
 	struct exs_listener *lsn = container_of(work, struct exs_listener,
@@ -273,7 +309,8 @@ static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 
 	conn = container_of(ctx, struct exs_conn, ctx);
-	if (conn->torn_down)
+	/* torn down; a QP a resume replaced; a resume's REQ not taken yet */
+	if (conn->torn_down || id != READ_ONCE(conn->id))
 		return 0;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:

@@ -84,7 +84,8 @@ void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
 			 * the connection and its listener are never freed
 			 */
 			__exs_conn_abort(conn, -ECONNRESET, false);
-		else
+		else if (conn->fin_rcvd ||
+			 !exs_conn_resume(conn, -ECONNRESET))
 			/* flush the CQs first: the teardown then tells EOF
 			 * (the peer's FIN came) from a reset
 			 */
@@ -125,6 +126,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	INIT_LIST_HEAD(&conn->park_node);
 	INIT_WORK(&conn->hw_work, exs_conn_hw_work);
 	INIT_WORK(&conn->qp_event_work, exs_qp_event_work);
+	INIT_WORK(&conn->resume_work, exs_resume_work);
 	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
 	INIT_DELAYED_WORK(&conn->watch_work, exs_watch_work);
 	for (i = 0; i < EXS_SQ_DEPTH; i++) {
@@ -140,7 +142,8 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 
 static void exs_conn_free(struct exs_conn *conn)
 {
-	WARN_ON_ONCE(conn->qp || conn->pd || conn->dev || conn->native);
+	WARN_ON_ONCE(conn->qp || conn->pd || conn->dev || conn->native ||
+		     conn->old_id || conn->resume_id);
 	if (conn->rbuf)
 		free_pages((unsigned long)conn->rbuf, get_order(conn->rsize));
 	if (conn->tbuf)
@@ -256,9 +259,8 @@ void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net)
 int exs_conn_create_qp(struct exs_conn *conn)
 {
 	struct rdma_cm_id *id = conn->id;
-	struct ib_qp_init_attr attr = {};
 	struct ib_device *ibdev;
-	int err, i;
+	int err;
 
 	conn->dev = exs_dev_get(id->device);
 	if (!conn->dev)
@@ -309,6 +311,17 @@ int exs_conn_create_qp(struct exs_conn *conn)
 		conn->rcq = NULL;
 		return err;
 	}
+	return exs_conn_make_qp(conn);
+}
+
+/* The queue pair itself, on conn->id, in the connection's PD and on its
+ * CQs: a new connection's, or a resumed one's (resume.c), whose old QP
+ * is gone and whose ring and registration stay.
+ */
+int exs_conn_make_qp(struct exs_conn *conn)
+{
+	struct ib_qp_init_attr attr = {};
+	int err, i;
 
 	attr.send_cq = conn->scq;
 	attr.recv_cq = conn->rcq;
@@ -325,10 +338,10 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	attr.qp_context = conn;
 	if (exs_fail_alloc(sizeof(attr)))
 		return -ENOMEM;
-	err = rdma_create_qp(id, conn->pd, &attr);
+	err = rdma_create_qp(conn->id, conn->pd, &attr);
 	if (err)
 		return err;
-	conn->qp = id->qp;
+	conn->qp = conn->id->qp;
 	/* the device may grant less than we asked */
 	conn->inline_cap = min_t(u32, attr.cap.max_inline_data, U16_MAX);
 	conn->inline_max = min_t(u32, conn->inline_max, conn->inline_cap);
@@ -443,6 +456,8 @@ static void __exs_conn_abort(struct exs_conn *conn, int err,
 		 */
 		if (protocol_error)
 			EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
+		if (conn->resume)
+			EXS_INC_STATS(conn->net, EXS_MIB_RESUMEFAILS);
 
 		exs_conn_close_err(conn, err);
 		/* whoever waits for it to come up learns it never will */
@@ -484,7 +499,7 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 	 * returning credits while the teardown drains, say): its flush would
 	 * complete after the drain, on a connection about to be freed.
 	 */
-	if (conn->qp_closing) {
+	if (conn->qp_closing || !conn->qp) {
 		conn->sq_head--;
 		return -ESHUTDOWN;
 	}
@@ -540,10 +555,26 @@ static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len)
 int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 		       u32 cursor)
 {
+	/* a resuming connection says RESUME first, and nothing before */
+	if (conn->resume)
+		return -ENOTCONN;
 	conn->tx_msg.type = type;
 	conn->tx_msg.flags = 0;
 	conn->tx_msg.reserved = 0;
 	conn->tx_msg.cursor = cpu_to_be32(cursor);
+	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg));
+}
+
+/* The first message on a resumed connection's new QP (resume.c): what we
+ * hold of the peer's bytes, and whether its FIN.  Called under
+ * conn->lock.
+ */
+int exs_conn_send_resume(struct exs_conn *conn)
+{
+	conn->tx_msg.type = EXS_MSG_RESUME;
+	conn->tx_msg.flags = conn->fin_rcvd ? EXS_RESUME_FIN : 0;
+	conn->tx_msg.reserved = 0;
+	conn->tx_msg.cursor = cpu_to_be32(conn->rprod);
 	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg));
 }
 
@@ -598,18 +629,22 @@ void exs_conn_probe(struct exs_conn *conn)
 }
 
 /* A request waited for its ack longer than any retry takes (keepalive.c):
- * end the connection as a dead peer's, ETIMEDOUT.  Called under
- * conn->lock.
+ * try a new QP (@may_resume), or end the connection as a dead peer's,
+ * ETIMEDOUT.  Called under conn->lock.
  */
-void exs_conn_stalled(struct exs_conn *conn)
+void exs_conn_stalled(struct exs_conn *conn, bool may_resume)
 {
+	/* a resume has its own deadline */
+	if (conn->resume)
+		return;
 	/* rare, and the one trace of a device that stopped retrying */
 	pr_info_ratelimited("no ack for %u ms, %u requests in flight, peer last heard %u ms ago: connection timed out\n",
 			    jiffies_to_msecs(jiffies - conn->last_acked),
 			    conn->sq_head - conn->sq_tail,
 			    jiffies_to_msecs(jiffies - conn->last_heard));
 	EXS_INC_STATS(conn->net, EXS_MIB_STALLS);
-	__exs_conn_abort(conn, -ETIMEDOUT, false);
+	if (!may_resume || !exs_conn_resume(conn, -ETIMEDOUT))
+		__exs_conn_abort(conn, -ETIMEDOUT, false);
 }
 
 /* Bytes the sender may still copy: bounded by the peer's free ring space
@@ -639,7 +674,7 @@ u32 exs_conn_tx_room(struct exs_conn *conn)
  * sk_stream_write_space() does, so that a task asleep in recv() is not
  * woken by every completed write.  Called under conn->lock.
  */
-static void exs_conn_write_space(struct exs_conn *conn)
+void exs_conn_write_space(struct exs_conn *conn)
 {
 	if (conn->tx_wanted) {
 		conn->tx_wanted = false;
@@ -698,7 +733,8 @@ void exs_conn_tx_push(struct exs_conn *conn)
 	u32 pending = conn->tcopied - conn->tposted;
 	u32 gather = min_t(u32, conn->tsize >> EXS_WINDOW_LOW_SHIFT, 16384);
 
-	if (conn->state != EXS_CONN_ESTABLISHED || !conn->peer_ready)
+	if (conn->state != EXS_CONN_ESTABLISHED || !conn->peer_ready ||
+	    conn->resume)
 		return;
 
 	/* Nagle waits only for a completion that will come: writes made
@@ -845,6 +881,17 @@ void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 	u8 ack_timeout = exs_conn_cm_ack_timeout(id);
 
 	spin_lock_bh(&conn->lock);
+	if (conn->resume == EXS_RESUME_CONNECT) {
+		int err;
+
+		/* the ring is registered already */
+		conn->ack_timeout = ack_timeout;
+		err = exs_resume_up(conn);
+		if (err)
+			__exs_conn_abort(conn, err == -EPROTO ? -ECONNRESET :
+					 conn->resume_err, err == -EPROTO);
+		goto out;
+	}
 	if (conn->state != EXS_CONN_CONNECTING)
 		goto out;
 	conn->state = EXS_CONN_ESTABLISHED;
@@ -880,7 +927,8 @@ out:
 bool exs_conn_tx_finished(const struct exs_conn *conn)
 {
 	return conn->state != EXS_CONN_ESTABLISHED ||
-	       (conn->fin_sent && conn->sq_head == conn->sq_tail);
+	       (!conn->resume && conn->fin_sent &&
+		conn->sq_head == conn->sq_tail);
 }
 
 /* No more data from us: the FIN follows the last byte, and nothing is
@@ -904,10 +952,15 @@ static void __exs_conn_orphan(struct exs_conn *conn, bool reset)
 	conn->orphan = true;
 	conn->on_connect = NULL;
 	if (conn->state == EXS_CONN_ESTABLISHED) {
-		if (reset || conn->rprod != conn->rcons)
+		if (reset || conn->rprod != conn->rcons) {
+			/* so that the peer takes the disconnect that follows
+			 * for a reset, not for a failure to resume from
+			 */
+			exs_conn_send_ctrl(conn, EXS_MSG_ABORT, 0);
 			exs_conn_close_err(conn, -ECONNRESET);
-		else
+		} else {
 			exs_conn_shut_wr(conn);
+		}
 	}
 	/* armed under the lock, so the teardown's cancel always sees it */
 	if (conn->hw_released)
@@ -988,7 +1041,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	conn->qp = NULL;
 	if (id && destroy_id)
 		rdma_destroy_id(id);
-	conn->id = NULL;
+	WRITE_ONCE(conn->id, NULL);
 
 	if (conn->dev) {
 		ibdev = conn->dev->ibdev;
@@ -1034,11 +1087,15 @@ static void exs_conn_hw_work(struct work_struct *work)
 	 * cannot park again (exs_conn_finished()) before the QP is flushed.
 	 */
 	exs_park_unlink(conn);
-	if (!conn->torn_down && conn->id) {
+	/* no resume runs from here, nor starts */
+	exs_resume_stop(conn);
+	if (!conn->torn_down && (conn->id || conn->dev)) {
 		/* after this no rdma_cm handler builds anything on the conn */
-		rdma_lock_handler(conn->id);
+		if (conn->id)
+			rdma_lock_handler(conn->id);
 		conn->torn_down = true;
-		rdma_unlock_handler(conn->id);
+		if (conn->id)
+			rdma_unlock_handler(conn->id);
 		cancel_delayed_work_sync(&conn->timeout_work);
 		exs_conn_hw_release(conn, true);
 	}
@@ -1096,10 +1153,11 @@ static bool exs_conn_answer_late(struct exs_conn *conn)
 	return true;
 }
 
-/* One timer, five deadlines: a connector's RDMA attempt still connecting
+/* One timer, six deadlines: a connector's RDMA attempt still connecting
  * (a child's is the CM's), an established one whose peer never said
- * READY, a closed socket's last bytes, its peer's LAST (reuse.c), and a
- * parked connection's idle time.  Anything else it finds has moved on.
+ * READY, a resume (resume.c), a closed socket's last bytes, its peer's
+ * LAST (reuse.c), and a parked connection's idle time.  Anything else
+ * it finds has moved on.
  */
 static void exs_conn_timeout_work(struct work_struct *work)
 {
@@ -1113,6 +1171,9 @@ static void exs_conn_timeout_work(struct work_struct *work)
 		/* parked, or done and waiting for the peer's LAST, too long:
 		 * an orderly end
 		 */
+	} else if (conn->resume && conn->state == EXS_CONN_ESTABLISHED) {
+		/* the new QP never came up: the failure stands */
+		__exs_conn_abort(conn, conn->resume_err, false);
 	} else if (conn->state == EXS_CONN_CONNECTING && conn->passive) {
 		/* A child's handshake is the CM's until the CM ends it: the
 		 * RTU, a REJ, or its REP's last retry.  Destroying the id
@@ -1146,15 +1207,24 @@ static void exs_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 		      !conn->qp_closing;
 
 	lockdep_assert_held(&conn->lock);
+	/* The failed QP a resume drains: whatever it says is past.  The
+	 * new one's, before it is up: the CM flushes it when the peer
+	 * refuses, and its event says so.
+	 */
+	if (conn->resume && (conn->qp_closing ||
+			     conn->resume == EXS_RESUME_CONNECT))
+		return;
 	switch (exs_wc_verdict(wc->status, recv, stands,
 			       conn->sq_head != conn->sq_tail)) {
 	case EXS_WC_IGNORE:
 		break;
 	case EXS_WC_TIMEDOUT:
-		__exs_conn_abort(conn, -ETIMEDOUT, false);
+		if (!exs_conn_resume(conn, -ETIMEDOUT))
+			__exs_conn_abort(conn, -ETIMEDOUT, false);
 		break;
 	case EXS_WC_RESET:
-		__exs_conn_abort(conn, -ECONNRESET, false);
+		if (!exs_conn_resume(conn, -ECONNRESET))
+			__exs_conn_abort(conn, -ECONNRESET, false);
 		break;
 	case EXS_WC_PEER_FAULT:
 		pr_warn_ratelimited("peer's request refused by the device (%s), connection reset\n",
@@ -1178,6 +1248,7 @@ static void exs_qp_event(struct ib_event *ev, void *context)
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
 		WRITE_ONCE(conn->qp_event, ev->event);
+		WRITE_ONCE(conn->qp_event_qp, ev->element.qp);
 		refcount_inc(&conn->ref);
 		if (!queue_work(exs_wq, &conn->qp_event_work))
 			refcount_dec(&conn->ref);	/* queued: never the last */
@@ -1187,16 +1258,36 @@ static void exs_qp_event(struct ib_event *ev, void *context)
 	}
 }
 
-/* A request or access error is the peer's doing. */
+/* The device failed the QP on its own (IB_EVENT_QP_FATAL): a new QP, or
+ * a reset.  Called under conn->lock.
+ */
+void exs_conn_qp_fatal(struct exs_conn *conn)
+{
+	if (!exs_conn_resume(conn, -ECONNRESET))
+		__exs_conn_abort(conn, -ECONNRESET, false);
+}
+
+/* A request or access error is the peer's doing; the device's own failure
+ * is worth a new QP.  An event of a QP a resume replaced is old news.
+ */
 static void exs_qp_event_work(struct work_struct *work)
 {
 	struct exs_conn *conn = container_of(work, struct exs_conn,
 					     qp_event_work);
 	enum ib_event_type event = READ_ONCE(conn->qp_event);
+	bool fatal = event == IB_EVENT_QP_FATAL;
 
-	pr_warn_ratelimited("queue pair failed (%s), connection reset\n",
-			    ib_event_msg(event));
-	exs_conn_abort(conn, -ECONNRESET, event != IB_EVENT_QP_FATAL);
+	spin_lock_bh(&conn->lock);
+	if (READ_ONCE(conn->qp_event_qp) == conn->qp && !conn->qp_closing) {
+		pr_warn_ratelimited("queue pair failed (%s)%s\n",
+				    ib_event_msg(event),
+				    fatal ? "" : ", connection reset");
+		if (fatal)
+			exs_conn_qp_fatal(conn);
+		else
+			__exs_conn_abort(conn, -ECONNRESET, true);
+	}
+	spin_unlock_bh(&conn->lock);
 	exs_conn_put(conn);
 }
 
@@ -1275,7 +1366,8 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 				   DMA_FROM_DEVICE);
 	if (exs_wire_parse_msg(rx, wc->byte_len, &type, &cursor) ||
 	    (type == EXS_MSG_OPEN &&
-	     exs_wire_parse_req(&rx->open.req, sizeof(rx->open.req), &peer)))
+	     (exs_wire_parse_req(&rx->open.req, sizeof(rx->open.req),
+				 &peer) || peer.resume)))
 		return -EPROTO;
 	*typep = type;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
@@ -1330,6 +1422,8 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 		return 0;
 	case EXS_MSG_OPEN:
 		return exs_park_accept(conn, &peer);
+	case EXS_MSG_RESUME:
+		return exs_resume_rx(conn, cursor, rx->msg.flags);
 	case EXS_MSG_REFUSE:
 		/* the answer to our OPEN, instead of READY */
 		if (conn->passive || !conn->reused || conn->peer_ready ||
@@ -1361,6 +1455,7 @@ static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
 		[EXS_MSG_LAST]	 = "LAST",
 		[EXS_MSG_OPEN]	 = "OPEN",
 		[EXS_MSG_REFUSE] = "REFUSE",
+		[EXS_MSG_RESUME] = "RESUME",
 	};
 
 	pr_warn_ratelimited("protocol error from peer: %s (%s%s, ready %d/%d, fin %d/%d, last %d/%d, park %u, orphan %d), connection reset\n",

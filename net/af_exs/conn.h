@@ -56,6 +56,7 @@ struct exs_dev {
 	struct completion	released;
 	spinlock_t		lock;		/* conns, dying */
 	struct list_head	conns;
+	struct list_head	node;		/* exs_devs */
 	bool			dying;
 };
 
@@ -70,6 +71,15 @@ enum exs_park_state {
 	EXS_PARK_NONE,		/* in use */
 	EXS_PARK_IDLE,		/* parked: waits for the next connection */
 	EXS_PARK_GONE,		/* ended: never parks (again) */
+};
+
+/* resume.c: where a connection stands in moving to a new queue pair */
+enum exs_resume_phase {
+	EXS_RESUME_NONE,
+	EXS_RESUME_DRAIN,	/* the failed QP is going */
+	EXS_RESUME_WAIT,	/* acceptor: gone; waits for the REQ */
+	EXS_RESUME_CONNECT,	/* the new QP is connecting */
+	EXS_RESUME_SYNC,	/* up; waits for the peer's RESUME */
 };
 
 enum exs_tx_kind {
@@ -173,6 +183,17 @@ struct exs_conn {
 	u8			park;		/* enum exs_park_state */
 	u16			inline_cap;	/* what the QP sends inline */
 	u32			last_cursor;	/* the peer's LAST: it consumed */
+	/* resume.c: a failed QP replaced, the stream kept */
+	u8			resume;		/* enum exs_resume_phase */
+	bool			resume_off;	/* the teardown began: never */
+	bool			peer_resumed;	/* its RESUME came: */
+	u8			peer_resume_flags;
+	u32			peer_resume_cursor;
+	int			resume_err;	/* what a failed resume ends with */
+	struct rdma_cm_id	*old_id;	/* the failed QP's, until gone */
+	struct rdma_cm_id	*resume_id;	/* acceptor: the REQ to accept */
+	struct work_struct	resume_work;
+	struct in6_addr		peer_node;	/* acceptor: where REQs came from */
 	unsigned long		timeout_at;	/* when timeout_work may act */
 	struct list_head	park_node;	/* exs_parked */
 	struct in6_addr		node;		/* connector: the RDMA node */
@@ -187,6 +208,7 @@ struct exs_conn {
 	struct work_struct	hw_work;	/* release the RDMA resources */
 	struct work_struct	qp_event_work;	/* the queue pair failed */
 	enum ib_event_type	qp_event;	/* ...with this event */
+	struct ib_qp		*qp_event_qp;	/* ...on this QP */
 	struct delayed_work	timeout_work;	/* connect or close took too long */
 	struct delayed_work	watch_work;	/* is the peer alive? keepalive.c */
 	unsigned long		watch_at;	/* ...runs then, if armed */
@@ -243,6 +265,8 @@ void exs_device_exit(void);
 struct exs_dev *exs_dev_get(struct ib_device *ibdev);
 bool exs_dev_any(void);
 void exs_dev_put(struct exs_dev *dev);
+void exs_dev_each_conn(void (*fn)(struct exs_conn *conn, void *arg),
+		       void *arg);
 
 /* conn.c */
 struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
@@ -268,7 +292,8 @@ void exs_conn_credit(struct exs_conn *conn);
 u32 exs_conn_tx_room(struct exs_conn *conn);
 void exs_conn_probe(struct exs_conn *conn);
 bool exs_conn_awaits_ack(const struct exs_conn *conn);
-void exs_conn_stalled(struct exs_conn *conn);
+void exs_conn_stalled(struct exs_conn *conn, bool may_resume);
+void exs_conn_qp_fatal(struct exs_conn *conn);
 void exs_conn_shut_wr(struct exs_conn *conn);
 void exs_conn_announce(struct exs_conn *conn);
 void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay);
@@ -277,6 +302,9 @@ void exs_conn_renew(struct exs_conn *conn);
 int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 		       u32 cursor);
 int exs_conn_send_open(struct exs_conn *conn);
+int exs_conn_send_resume(struct exs_conn *conn);
+int exs_conn_make_qp(struct exs_conn *conn);
+void exs_conn_write_space(struct exs_conn *conn);
 bool exs_conn_tx_finished(const struct exs_conn *conn);
 u32 exs_conn_tx_free(const struct exs_conn *conn);
 int exs_conn_init(void);
@@ -298,6 +326,22 @@ int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer);
 /* accept.c: an OPEN for a listener, as a REQ is; 0 or enum exs_wire_reject */
 int exs_rdma_open_child(struct exs_conn *conn,
 			const struct exs_wire_peer *peer);
+int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id);
+
+/* connect.c */
+int exs_connect_resume(struct exs_conn *conn);
+
+/* resume.c */
+bool exs_conn_resume(struct exs_conn *conn, int err);
+void exs_resume_work(struct work_struct *work);
+int exs_resume_request(struct rdma_cm_id *id, struct net *net,
+		       const struct exs_wire_peer *peer);
+int exs_resume_up(struct exs_conn *conn);
+int exs_resume_qp(struct exs_conn *conn);
+int exs_resume_rx(struct exs_conn *conn, u32 cursor, u8 flags);
+void exs_resume_stop(struct exs_conn *conn);
+void exs_resume_init(void);
+void exs_resume_exit(void);
 
 /* keepalive.c */
 void exs_watch_work(struct work_struct *work);

@@ -37,14 +37,23 @@ static void exs_connect_event(struct exs_conn *conn)
 		queue_work(exs_wq, &exs->connect_work);
 }
 
+/* The attempt failed.  A resume's (resume.c) ends the connection: with a
+ * reset if the peer refused (it holds no such connection any more),
+ * else with the error of the failure it tried to mend.
+ */
 static void exs_connect_fail(struct exs_conn *conn,
 			     enum exs_fallback_reason reason)
 {
+	int err = -ECONNREFUSED;
+
 	spin_lock_bh(&conn->lock);
-	if (!conn->reason)
+	if (conn->resume)
+		err = reason == EXS_FALLBACK_PEER_REJECT ? -ECONNRESET :
+							   conn->resume_err;
+	else if (!conn->reason)
 		conn->reason = reason;
 	spin_unlock_bh(&conn->lock);
-	exs_conn_abort(conn, -ECONNREFUSED, false);
+	exs_conn_abort(conn, err, false);
 }
 
 /* The route is known: build the QP and the ring and send the REQ. */
@@ -61,7 +70,7 @@ static int exs_connect_route_resolved(struct exs_conn *conn)
 	__be16 unused;
 	int err;
 
-	err = exs_conn_create_qp(conn);
+	err = conn->resume ? exs_resume_qp(conn) : exs_conn_create_qp(conn);
 	if (err)
 		return err;
 
@@ -86,6 +95,15 @@ static int exs_connect_established(struct exs_conn *conn,
 				 ev->param.conn.private_data_len, &peer);
 	if (err)
 		return err;
+	if (conn->resume) {
+		/* the same ring, or not the same connection */
+		if (peer.ring_addr != conn->peer.ring_addr ||
+		    peer.ring_rkey != conn->peer.ring_rkey ||
+		    peer.ring_len != conn->peer.ring_len)
+			return -EPROTO;
+		exs_conn_established(conn, id);
+		return 0;
+	}
 	err = exs_conn_set_peer_ring(conn, &peer);
 	if (err)
 		return err;
@@ -123,7 +141,8 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 	int timeout = exs_connect_timeout_ms(conn->net);
 	int err;
 
-	if (conn->torn_down)
+	/* torn down, or the cm_id of a QP a resume replaced */
+	if (conn->torn_down || id != READ_ONCE(conn->id))
 		return 0;
 
 	switch (ev->event) {
@@ -184,6 +203,33 @@ static int exs_connect_resolve(struct rdma_cm_id *id, __be16 port,
 	if (!rdma_resolve_addr(id, (struct sockaddr *)&own, node, timeout_ms))
 		return 0;
 	return rdma_resolve_addr(id, NULL, node, timeout_ms);
+}
+
+/* Connect again for a resume (resume.c): a new cm_id, from the same port
+ * to the same node; its handler goes on as for a connect, with a REQ
+ * marked RESUME.  Process context.
+ */
+int exs_connect_resume(struct exs_conn *conn)
+{
+	struct sockaddr_storage node;
+	struct rdma_cm_id *id;
+
+	id = rdma_create_id(conn->net, exs_connect_handler, conn,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	exs_conn_set_ack_timeout(id, conn->net);
+	spin_lock_bh(&conn->lock);
+	WRITE_ONCE(conn->id, id);
+	conn->self.resume = true;
+	spin_unlock_bh(&conn->lock);
+	/* the node, and the listener's port (a parked QP's connection
+	 * may go to another port than its first)
+	 */
+	exs_addr_from_v6(&conn->node, conn->self.dport, &node);
+	return exs_connect_resolve(id, conn->self.sport,
+				   (struct sockaddr *)&node,
+				   exs_connect_timeout_ms(conn->net));
 }
 
 /* Carry the connect on @conn, a parked QP to the same node (reuse.c):

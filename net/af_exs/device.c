@@ -13,6 +13,9 @@
 
 static struct ib_client exs_ib_client;
 static atomic_t exs_dev_count = ATOMIC_INIT(0);
+/* every exs_dev, for the resume test (resume.c) */
+static LIST_HEAD(exs_devs);
+static DEFINE_SPINLOCK(exs_devs_lock);
 
 /* Without any RDMA device, connect() goes to TCP at no cost at all. */
 bool exs_dev_any(void)
@@ -52,6 +55,9 @@ static int exs_dev_add(struct ib_device *ibdev)
 	spin_lock_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->conns);
 	ib_set_client_data(ibdev, &exs_ib_client, dev);
+	spin_lock_bh(&exs_devs_lock);
+	list_add(&dev->node, &exs_devs);
+	spin_unlock_bh(&exs_devs_lock);
 	atomic_inc(&exs_dev_count);
 	/* devices are not per namespace; their events count in init_net */
 	EXS_INC_STATS(&init_net, EXS_MIB_DEVADDED);
@@ -70,6 +76,9 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 
 	atomic_dec(&exs_dev_count);
 	EXS_INC_STATS(&init_net, EXS_MIB_DEVGONE);
+	spin_lock_bh(&exs_devs_lock);
+	list_del(&dev->node);
+	spin_unlock_bh(&exs_devs_lock);
 	spin_lock_bh(&dev->lock);
 	dev->dying = true;
 	list_for_each_entry(conn, &dev->conns, dev_node) {
@@ -109,6 +118,25 @@ void exs_dev_put(struct exs_dev *dev)
 {
 	if (refcount_dec_and_test(&dev->ref))
 		complete(&dev->released);
+}
+
+/* Call @fn on every connection of every device, under the device's lock
+ * (conn->lock nests inside it).
+ */
+void exs_dev_each_conn(void (*fn)(struct exs_conn *conn, void *arg),
+		       void *arg)
+{
+	struct exs_conn *conn;
+	struct exs_dev *dev;
+
+	spin_lock_bh(&exs_devs_lock);
+	list_for_each_entry(dev, &exs_devs, node) {
+		spin_lock(&dev->lock);
+		list_for_each_entry(conn, &dev->conns, dev_node)
+			fn(conn, arg);
+		spin_unlock(&dev->lock);
+	}
+	spin_unlock_bh(&exs_devs_lock);
 }
 
 int exs_device_init(void)

@@ -158,6 +158,7 @@ static int __init exs_init(void)
 		goto err_netlink;
 	}
 	exs_fault_init();
+	exs_resume_init();
 	pr_info("registered address family %d\n", exs_family);
 	return 0;
 
@@ -180,6 +181,7 @@ err_netns:
  */
 static void __exit exs_exit(void)
 {
+	exs_resume_exit();
 	exs_fault_exit();
 	sock_unregister(exs_family);
 	exs_netlink_exit();

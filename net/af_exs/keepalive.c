@@ -76,8 +76,10 @@ static unsigned long exs_watch_check(struct exs_conn *conn)
 	in.intvl = keepalive_intvl_when(tp);
 	in.stall = exs_watch_stall(conn->owner);
 	plan = exs_watch_plan(&in);
+	/* TCP_USER_TIMEOUT bounds the error itself: no resume after it */
 	if (plan.expire)
-		exs_conn_stalled(conn);
+		exs_conn_stalled(conn,
+				 !READ_ONCE(inet_csk(conn->owner->native->sk)->icsk_user_timeout));
 	else if (plan.probe)
 		exs_conn_probe(conn);
 	return plan.next;

@@ -36,6 +36,9 @@ enum exs_mib_field {
 	EXS_MIB_PARKED,		/* connections whose QP was kept for reuse */
 	EXS_MIB_CONNECTREUSE,	/* connect() ended on a parked QP */
 	EXS_MIB_ACCEPTREUSE,	/* a listener took an OPEN on a parked QP */
+	EXS_MIB_RESUMES,	/* connections moved to a new QP, stream kept */
+	EXS_MIB_RESUMEFAILS,	/* ...that ended instead */
+	EXS_MIB_QPFAILTESTS,	/* QP failures a test made up (debugfs) */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,

@@ -106,4 +106,17 @@ static inline bool exs_signal_due(bool nagle, u32 unsignaled, u32 unknown,
 	       unknown >= (size >> EXS_WINDOW_LOW_SHIFT);
 }
 
+/* Resuming on a new queue pair (resume.c): the peer says it holds our
+ * bytes up to @cursor, which must lie between what it already returned
+ * as credit and what we posted; it can hold our FIN only if we sent one,
+ * after every byte.  From @cursor on, we write again.
+ */
+static inline bool exs_resume_cursor_ok(u32 credit, u32 cursor, u32 posted,
+					bool fin_sent, bool peer_has_fin)
+{
+	if (!exs_cursor_advance_ok(credit, cursor, posted))
+		return false;
+	return !peer_has_fin || (fin_sent && cursor == posted);
+}
+
 #endif /* __EXS_RING_H */

@@ -119,6 +119,35 @@ static void exs_ring_test_signal(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, exs_signal_due(false, 0, SZ / 4, SZ));
 }
 
+/* What a resuming peer may say it holds of ours: from its last credit to
+ * what we posted, across the 2^32 wrap too; our FIN only after all.
+ */
+static void exs_ring_test_resume_cursor(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, exs_resume_cursor_ok(100, 100, 300, false,
+						     false));
+	KUNIT_EXPECT_TRUE(test, exs_resume_cursor_ok(100, 300, 300, false,
+						     false));
+	KUNIT_EXPECT_FALSE(test, exs_resume_cursor_ok(100, 99, 300, false,
+						      false));
+	KUNIT_EXPECT_FALSE(test, exs_resume_cursor_ok(100, 301, 300, false,
+						      false));
+	KUNIT_EXPECT_TRUE(test, exs_resume_cursor_ok(0xfffffff0U, 0x10,
+						     0x20, false, false));
+	KUNIT_EXPECT_FALSE(test, exs_resume_cursor_ok(0xfffffff0U,
+						      0xffffffe0U, 0x20, false,
+						      false));
+	/* the FIN: sent, and every byte before it held */
+	KUNIT_EXPECT_TRUE(test, exs_resume_cursor_ok(100, 300, 300, true,
+						     true));
+	KUNIT_EXPECT_FALSE(test, exs_resume_cursor_ok(100, 200, 300, true,
+						      true));
+	KUNIT_EXPECT_FALSE(test, exs_resume_cursor_ok(100, 300, 300, false,
+						      true));
+	KUNIT_EXPECT_TRUE(test, exs_resume_cursor_ok(100, 200, 300, true,
+						     false));
+}
+
 static struct kunit_case exs_ring_test_cases[] = {
 	KUNIT_CASE(exs_ring_test_sizes),
 	KUNIT_CASE(exs_ring_test_used_free),
@@ -126,6 +155,7 @@ static struct kunit_case exs_ring_test_cases[] = {
 	KUNIT_CASE(exs_ring_test_cursor_advance),
 	KUNIT_CASE(exs_ring_test_credit),
 	KUNIT_CASE(exs_ring_test_signal),
+	KUNIT_CASE(exs_ring_test_resume_cursor),
 	{}
 };
 

@@ -50,8 +50,10 @@ int exs_wire_parse_req(const void *data, unsigned int len,
 	default:
 		return -EPROTO;
 	}
-	if (req->reserved || !req->sport || !req->dport)
+	if ((be16_to_cpu(req->flags) & ~EXS_WIRE_REQ_RESUME) ||
+	    !req->sport || !req->dport)
 		return -EPROTO;
+	peer->resume = be16_to_cpu(req->flags) & EXS_WIRE_REQ_RESUME;
 	peer->sport = req->sport;
 	peer->dport = req->dport;
 	peer->ring_addr = be64_to_cpu(req->ring_addr);
@@ -107,7 +109,7 @@ int exs_wire_parse_rej(const void *data, unsigned int len,
 }
 
 /* An OPEN carries a REQ (exs_wire_parse_req() checks it), and no cursor;
- * every other message is the bare header.
+ * every other message is the bare header, with flags in a RESUME only.
  */
 int exs_wire_parse_msg(const void *data, unsigned int len,
 		       enum exs_wire_msg_type *type, u32 *cursor)
@@ -117,7 +119,8 @@ int exs_wire_parse_msg(const void *data, unsigned int len,
 	if (len < sizeof(*msg))
 		return -EPROTO;
 	if (msg->type < EXS_MSG_READY || msg->type >= __EXS_MSG_MAX ||
-	    msg->flags || msg->reserved)
+	    msg->reserved ||
+	    (msg->flags & ~(msg->type == EXS_MSG_RESUME ? EXS_RESUME_FIN : 0)))
 		return -EPROTO;
 	if (len != (msg->type == EXS_MSG_OPEN ?
 		    sizeof(struct exs_wire_open) : sizeof(*msg)))
@@ -135,6 +138,8 @@ void exs_wire_build_req(struct exs_wire_req *req,
 	memset(req, 0, sizeof(*req));
 	req->version = EXS_WIRE_VERSION;
 	req->family = self->family == AF_INET ? EXS_WIRE_INET : EXS_WIRE_INET6;
+	if (self->resume)
+		req->flags = cpu_to_be16(EXS_WIRE_REQ_RESUME);
 	req->sport = self->sport;
 	req->dport = self->dport;
 	memcpy(req->saddr, &self->saddr, sizeof(req->saddr));

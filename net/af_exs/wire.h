@@ -12,7 +12,10 @@
 #include <linux/in6.h>
 #include <linux/types.h>
 
-/* 2: parked connections carry new ones (LAST, OPEN, REFUSE) */
+/* 2: parked connections carry new ones (LAST, OPEN, REFUSE); a REQ may
+ * resume a connection (its flags, RESUME), which a peer without it
+ * refuses as malformed
+ */
 #define EXS_WIRE_VERSION	2
 #define EXS_WIRE_PDATA_MAX	56	/* IB CM REQ minus the rdma_cm header */
 
@@ -21,11 +24,14 @@ enum {
 	EXS_WIRE_INET6	= 6,
 };
 
-/* REQ: who the client is at TCP level and where its ring lives. */
+/* REQ: who the client is at TCP level and where its ring lives.  With
+ * EXS_WIRE_REQ_RESUME it names a connection both ends still hold, whose
+ * queue pair failed: the same four-tuple and the same ring (resume.c).
+ */
 struct exs_wire_req {
 	u8	version;
 	u8	family;		/* EXS_WIRE_INET or _INET6 */
-	__be16	reserved;
+	__be16	flags;		/* EXS_WIRE_REQ_* */
 	__be16	sport;		/* TCP-level ports and addresses; IPv4 */
 	__be16	dport;		/* addresses are IPv4-mapped IPv6 */
 	u8	saddr[16];
@@ -34,6 +40,8 @@ struct exs_wire_req {
 	__be32	ring_rkey;
 	__be32	ring_len;	/* also the initial credit */
 } __packed;
+
+#define EXS_WIRE_REQ_RESUME	0x0001
 
 /* REP (accept) and REJ (reject): the server's ring, or why not. */
 struct exs_wire_rep {
@@ -74,12 +82,19 @@ enum exs_wire_msg_type {
 	EXS_MSG_REFUSE,		/* cursor: enum exs_wire_reject; the OPEN is
 				 * refused, the QP stays parked
 				 */
+	EXS_MSG_RESUME,		/* on a resumed connection's new QP, first:
+				 * cursor: my producer cursor of your bytes
+				 * (what I hold); flags: EXS_RESUME_FIN
+				 */
 	__EXS_MSG_MAX,
 };
 
+/* RESUME's flags */
+#define EXS_RESUME_FIN		0x01	/* and your FIN */
+
 struct exs_wire_msg {
 	u8	type;
-	u8	flags;
+	u8	flags;		/* RESUME's; 0 in any other */
 	__be16	reserved;
 	__be32	cursor;
 } __packed;
@@ -113,6 +128,7 @@ struct exs_wire_peer {
 	u32		ring_rkey;
 	u32		ring_len;
 	u8		reject;		/* enum exs_wire_reject */
+	bool		resume;		/* a REQ's EXS_WIRE_REQ_RESUME */
 };
 
 int exs_wire_parse_req(const void *data, unsigned int len,

@@ -87,10 +87,14 @@ static void exs_wire_test_req_bad(struct kunit *test)
 			-EPROTO);
 	req.sport = htons(1);
 
-	req.reserved = htons(1);
+	/* a flag nobody defined, alone or beside RESUME */
+	req.flags = htons(2);
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
 			-EPROTO);
-	req.reserved = 0;
+	req.flags = htons(2 | EXS_WIRE_REQ_RESUME);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+			-EPROTO);
+	req.flags = 0;
 
 	/* ring sizes: not a power of two, too small, too large, zero */
 	req.ring_len = cpu_to_be32(EXS_RING_MIN + 4096);
@@ -183,6 +187,45 @@ static void exs_wire_test_msg(struct kunit *test)
 						 &cursor), -EPROTO);
 }
 
+/* Resuming: a REQ's flag comes back out of the parser and only when set;
+ * a RESUME takes its one flag, and nothing else does.
+ */
+static void exs_wire_test_resume(struct kunit *test)
+{
+	struct exs_wire_msg msg = { .type = EXS_MSG_RESUME,
+				    .cursor = cpu_to_be32(4096) };
+	struct exs_wire_peer self, got;
+	enum exs_wire_msg_type type;
+	struct exs_wire_req req;
+	u32 cursor;
+
+	exs_wire_test_self(&self, AF_INET);
+	exs_wire_build_req(&req, &self);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got), 0);
+	KUNIT_EXPECT_FALSE(test, got.resume);
+	self.resume = true;
+	exs_wire_build_req(&req, &self);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(req.flags), EXS_WIRE_REQ_RESUME);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got), 0);
+	KUNIT_EXPECT_TRUE(test, got.resume);
+	KUNIT_EXPECT_EQ(test, got.ring_rkey, self.ring_rkey);
+
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_RESUME);
+	KUNIT_EXPECT_EQ(test, cursor, 4096U);
+	msg.flags = EXS_RESUME_FIN;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), 0);
+	msg.flags = EXS_RESUME_FIN << 1;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), -EPROTO);
+	msg.flags = EXS_RESUME_FIN;
+	msg.type = EXS_MSG_CREDIT;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), -EPROTO);
+}
+
 /* The messages of reuse: an OPEN is a header and a REQ, and only that
  * length; LAST and REFUSE are bare headers.
  */
@@ -241,6 +284,7 @@ static struct kunit_case exs_wire_test_cases[] = {
 	KUNIT_CASE(exs_wire_test_rep_rej),
 	KUNIT_CASE(exs_wire_test_msg),
 	KUNIT_CASE(exs_wire_test_reuse_msgs),
+	KUNIT_CASE(exs_wire_test_resume),
 	{}
 };
 

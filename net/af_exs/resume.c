@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resuming: an established connection whose queue pair failed moves to a
+ * new one, and its stream goes on from where it stopped, as TCP's goes on
+ * after a retransmission.
+ *
+ * A QP can fail under a live connection for reasons of its own: a device
+ * that could not build a packet (6.1's rxe then leaves the QP waiting for
+ * an ack forever, which the stall watch finds), the QP's fatal event, a
+ * local error on a send.  Nothing of the stream dies with it: the rings,
+ * their registration and every cursor belong to the connection.  So:
+ *
+ *  1. the end that noticed drains the failed QP and destroys it with its
+ *     cm_id; the peer sees the disconnect and does the same, unless what
+ *     arrived before it (a FIN, an ABORT) says the connection ended;
+ *  2. the connector connects again through rdma_cm, from the same port,
+ *     with a REQ marked EXS_WIRE_REQ_RESUME that names the same
+ *     four-tuple and ring; the acceptor takes it only for a connection
+ *     it holds with that four-tuple, from that RDMA node, whose peer ring
+ *     it names, and answers with its own ring as before.  The new QP
+ *     lives in the connection's PD, so the ring's key stands;
+ *  3. each end's first message on the new QP is RESUME: how far it holds
+ *     the other's bytes, and whether its FIN.  Each writes again from
+ *     there.  Bytes the failed QP placed but never announced are written
+ *     again, to the same offsets.
+ *
+ * A resume that is refused, or not done within its deadline, ends the
+ * connection with the error its failure would have given.  A listener
+ * that closed cannot take a resume (rdma_cm has nowhere to deliver the
+ * REQ), nor can a device that went away.
+ */
+#define pr_fmt(fmt) "af_exs: " fmt
+
+#include <linux/debugfs.h>
+#include <net/ipv6.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "mib.h"
+#include "ring.h"
+
+static bool exs_resume_enabled = true;
+module_param_named(resume, exs_resume_enabled, bool, 0644);
+MODULE_PARM_DESC(resume,
+		 "move a connection whose queue pair failed to a new one (0: end it, as before)");
+
+/* How long the new QP may take to come up: what a connect may take
+ * (net.exs.connect_timeout_ms), and no less than this.
+ */
+#define EXS_RESUME_TIMEOUT	(10 * HZ)
+
+static unsigned long exs_resume_deadline(const struct exs_conn *conn)
+{
+	return max_t(unsigned long, EXS_RESUME_TIMEOUT,
+		     msecs_to_jiffies(exs_connect_timeout_ms(conn->net)));
+}
+
+static void exs_resume_queue(struct exs_conn *conn)
+{
+	refcount_inc(&conn->ref);
+	if (!queue_work(exs_wq, &conn->resume_work))
+		refcount_dec(&conn->ref);	/* queued: never the last */
+}
+
+/* Move @conn to a new QP instead of ending it with @err, if it can go on:
+ * established and handed out, its stream not over both ways, not parked
+ * or parking, no teardown and no other resume under way, its device
+ * there.  True when the resume began.  Called under conn->lock.
+ */
+bool exs_conn_resume(struct exs_conn *conn, int err)
+{
+	lockdep_assert_held(&conn->lock);
+	if (!READ_ONCE(exs_resume_enabled) || conn->resume ||
+	    conn->resume_off || conn->torn_down || conn->qp_closing ||
+	    conn->state != EXS_CONN_ESTABLISHED || !conn->announced ||
+	    !conn->peer_ready || conn->park != EXS_PARK_NONE ||
+	    conn->last_sent || conn->last_rcvd ||
+	    (conn->fin_rcvd && conn->fin_acked) || !conn->id ||
+	    !conn->dev || READ_ONCE(conn->dev->dying))
+		return false;
+	/* from here nothing is written (exs_conn_tx_push()) until both
+	 * ends said RESUME; what the failed QP still delivers is read
+	 */
+	conn->resume = EXS_RESUME_DRAIN;
+	conn->resume_err = err;
+	conn->peer_resumed = false;
+	/* nothing more goes to the failed QP, and its flushes are ours */
+	conn->qp_closing = true;
+	/* its cm_id's events are old news (the handlers compare) */
+	conn->old_id = conn->id;
+	WRITE_ONCE(conn->id, NULL);
+	exs_conn_arm_timeout(conn, exs_resume_deadline(conn));
+	exs_resume_queue(conn);
+	return true;
+}
+
+/* The new QP of a resume, on conn->id: on the device the ring is
+ * registered with, in the connection's PD.  Process context, before the
+ * REQ or the REP goes out.
+ */
+int exs_resume_qp(struct exs_conn *conn)
+{
+	if (conn->id->device != conn->dev->ibdev)
+		return -ENODEV;
+	spin_lock_bh(&conn->lock);
+	conn->qp_closing = false;
+	spin_unlock_bh(&conn->lock);
+	return exs_conn_make_qp(conn);
+}
+
+/* Step 1: the failed QP and its cm_id go, its completions flushed
+ * first: a FIN or an ABORT that arrived is read before we decide.  False
+ * when the connection ended meanwhile, or needs no resume any more.
+ */
+static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
+{
+	bool go_on;
+
+	rdma_disconnect(old);	/* the peer's cue to resume too */
+	if (conn->qp) {
+		ib_drain_qp(conn->qp);
+		rdma_destroy_qp(old);
+	}
+	rdma_destroy_id(old);
+
+	spin_lock_bh(&conn->lock);
+	conn->qp = NULL;
+	conn->old_id = NULL;
+	/* every request completed, flushed or not */
+	conn->sq_tail = conn->sq_head;
+	conn->sq_signaled = conn->sq_head;
+	go_on = conn->state == EXS_CONN_ESTABLISHED &&
+		!(conn->fin_rcvd && conn->fin_acked);
+	if (go_on)
+		conn->resume = conn->passive ? EXS_RESUME_WAIT :
+					       EXS_RESUME_CONNECT;
+	else if (conn->state == EXS_CONN_ESTABLISHED)
+		/* both FINs were through: an orderly end after all */
+		exs_conn_queue_hw(conn);
+	spin_unlock_bh(&conn->lock);
+	return go_on;
+}
+
+void exs_resume_work(struct work_struct *work)
+{
+	struct exs_conn *conn = container_of(work, struct exs_conn,
+					     resume_work);
+	struct rdma_cm_id *old, *id = NULL;
+	int err = 0;
+
+	spin_lock_bh(&conn->lock);
+	old = conn->old_id;
+	spin_unlock_bh(&conn->lock);
+	if (old && !exs_resume_drain(conn, old))
+		goto out;
+
+	if (!conn->passive) {
+		/* step 2, the connector's side: once, after the drain */
+		if (old)
+			err = exs_connect_resume(conn);
+	} else {
+		/* the acceptor's: the REQ may have come before the drain
+		 * ended, or comes later and queues this again
+		 */
+		spin_lock_bh(&conn->lock);
+		if (conn->resume == EXS_RESUME_WAIT && conn->resume_id) {
+			swap(id, conn->resume_id);
+			WRITE_ONCE(conn->id, id);
+			conn->resume = EXS_RESUME_CONNECT;
+		}
+		spin_unlock_bh(&conn->lock);
+		if (id)
+			err = exs_rdma_accept_resumed(conn, id);
+	}
+	if (err)
+		exs_conn_abort(conn, conn->resume_err, false);
+out:
+	exs_conn_put(conn);
+}
+
+/* Does the REQ @peer, from RDMA node @from, resume @conn, an acceptor's
+ * end?  Called under conn->lock.
+ */
+static bool exs_resume_matches(const struct exs_conn *conn,
+			       const struct exs_wire_peer *peer,
+			       const struct in6_addr *from)
+{
+	return conn->self.sport == peer->dport &&
+	       conn->self.dport == peer->sport &&
+	       ipv6_addr_equal(&conn->self.saddr, &peer->daddr) &&
+	       ipv6_addr_equal(&conn->self.daddr, &peer->saddr) &&
+	       conn->peer.ring_addr == peer->ring_addr &&
+	       conn->peer.ring_rkey == peer->ring_rkey &&
+	       conn->peer.ring_len == peer->ring_len &&
+	       ipv6_addr_equal(&conn->peer_node, from);
+}
+
+/* Keep the REQ on @id for @conn, starting the resume if the acceptor had
+ * not noticed the failure yet.  Called under conn->lock.
+ */
+static bool exs_resume_take(struct exs_conn *conn, struct rdma_cm_id *id)
+{
+	if (conn->resume_id || conn->resume_off)
+		return false;
+	if (!conn->resume && !exs_conn_resume(conn, -ECONNRESET))
+		return false;
+	if (conn->resume != EXS_RESUME_DRAIN &&
+	    conn->resume != EXS_RESUME_WAIT)
+		return false;
+	conn->resume_id = id;
+	id->context = conn;
+	if (conn->resume == EXS_RESUME_WAIT)
+		exs_resume_queue(conn);
+	return true;
+}
+
+/* A REQ marked RESUME reached a listener (accept.c), in its rdma_cm
+ * handler: 0 when a connection takes it (the REP follows from the resume
+ * work; @id is the connection's from now on), else why not, an enum
+ * exs_wire_reject.
+ */
+int exs_resume_request(struct rdma_cm_id *id, struct net *net,
+		       const struct exs_wire_peer *peer)
+{
+	struct exs_dev *dev = exs_dev_get(id->device);
+	int why = EXS_WIRE_REJ_NO_LISTENER;
+	struct exs_conn *conn;
+	struct in6_addr from;
+	__be16 unused;
+
+	if (!dev)
+		return why;
+	exs_addr_to_v6((struct sockaddr *)&id->route.addr.dst_addr, &from,
+		       &unused);
+	spin_lock_bh(&dev->lock);
+	list_for_each_entry(conn, &dev->conns, dev_node) {
+		bool found;
+
+		if (!conn->passive || !net_eq(conn->net, net))
+			continue;
+		spin_lock(&conn->lock);
+		found = exs_resume_matches(conn, peer, &from);
+		if (found && exs_resume_take(conn, id))
+			why = EXS_WIRE_REJ_NONE;
+		spin_unlock(&conn->lock);
+		if (found)
+			break;
+	}
+	spin_unlock_bh(&dev->lock);
+	exs_dev_put(dev);
+	return why;
+}
+
+/* Both ends are on the new QP and each said how far it got: write again
+ * from what the peer holds, and repeat our credit, which may have been
+ * lost with the failed QP.  Called under conn->lock.
+ */
+static int exs_resume_finish(struct exs_conn *conn)
+{
+	u32 cursor = conn->peer_resume_cursor;
+	bool peer_fin = conn->peer_resume_flags & EXS_RESUME_FIN;
+
+	if (!exs_resume_cursor_ok(conn->tcredit, cursor, conn->tposted,
+				  conn->fin_sent, peer_fin))
+		return -EPROTO;
+	conn->tposted = cursor;
+	conn->tdone = cursor;
+	conn->fin_sent = peer_fin;
+	conn->fin_acked = peer_fin;
+	conn->resume = EXS_RESUME_NONE;
+	conn->peer_resumed = false;
+	conn->self.resume = false;
+	if (conn->orphan)
+		exs_conn_arm_timeout(conn, 60 * HZ);
+	else
+		exs_conn_disarm_timeout(conn);
+	EXS_INC_STATS(conn->net, EXS_MIB_RESUMES);
+
+	if (!exs_conn_send_ctrl(conn, EXS_MSG_CREDIT, conn->rcons)) {
+		conn->racked = conn->rcons;
+		conn->credit_owed = false;
+	} else {
+		conn->credit_owed = true;
+	}
+	exs_conn_tx_push(conn);
+	exs_conn_write_space(conn);
+	if (conn->orphan && exs_conn_tx_finished(conn))
+		exs_conn_finished(conn);
+	return 0;
+}
+
+/* The new QP is up (its ESTABLISHED): say RESUME.  0, or the connection
+ * must end.  Called under conn->lock.
+ */
+int exs_resume_up(struct exs_conn *conn)
+{
+	conn->resume = EXS_RESUME_SYNC;
+	conn->last_heard = jiffies;
+	conn->last_acked = conn->last_heard;
+	if (exs_conn_send_resume(conn))
+		return -ECONNRESET;
+	return conn->peer_resumed ? exs_resume_finish(conn) : 0;
+}
+
+/* The peer's RESUME, which may come before our own ESTABLISHED event.
+ * Anywhere else it is a protocol error.  Called under conn->lock.
+ */
+int exs_resume_rx(struct exs_conn *conn, u32 cursor, u8 flags)
+{
+	if ((conn->resume != EXS_RESUME_CONNECT &&
+	     conn->resume != EXS_RESUME_SYNC) || conn->peer_resumed)
+		return -EPROTO;
+	conn->peer_resumed = true;
+	conn->peer_resume_cursor = cursor;
+	conn->peer_resume_flags = flags;
+	return conn->resume == EXS_RESUME_SYNC ? exs_resume_finish(conn) : 0;
+}
+
+/* The teardown's part: no resume runs after this or starts; a failed QP
+ * not drained yet goes with the teardown's own, a REQ kept is refused
+ * (destroying its id rejects it).
+ */
+void exs_resume_stop(struct exs_conn *conn)
+{
+	struct rdma_cm_id *rid;
+
+	spin_lock_bh(&conn->lock);
+	conn->resume_off = true;
+	spin_unlock_bh(&conn->lock);
+	if (cancel_work_sync(&conn->resume_work))
+		exs_conn_put(conn);
+
+	spin_lock_bh(&conn->lock);
+	if (conn->old_id) {
+		WARN_ON_ONCE(conn->id);
+		WRITE_ONCE(conn->id, conn->old_id);
+		conn->old_id = NULL;
+	}
+	rid = conn->resume_id;
+	conn->resume_id = NULL;
+	spin_unlock_bh(&conn->lock);
+	if (rid)
+		rdma_destroy_id(rid);
+}
+
+/* Tests: a write to /sys/kernel/debug/af_exs/fail_qp is, for every
+ * connection of the writer's namespace that is up and in use, the
+ * device's report that its QP failed (IB_EVENT_QP_FATAL).
+ */
+static struct dentry *exs_debugfs_dir;
+
+static void exs_fail_qp_one(struct exs_conn *conn, void *net)
+{
+	spin_lock(&conn->lock);
+	if (net_eq(conn->net, net) && conn->state == EXS_CONN_ESTABLISHED &&
+	    conn->announced && conn->park == EXS_PARK_NONE &&
+	    !conn->resume && !conn->qp_closing) {
+		EXS_INC_STATS(conn->net, EXS_MIB_QPFAILTESTS);
+		exs_conn_qp_fatal(conn);
+	}
+	spin_unlock(&conn->lock);
+}
+
+static ssize_t exs_fail_qp_write(struct file *file, const char __user *buf,
+				 size_t len, loff_t *ppos)
+{
+	exs_dev_each_conn(exs_fail_qp_one, current->nsproxy->net_ns);
+	return len;
+}
+
+static const struct file_operations exs_fail_qp_fops = {
+	.owner	= THIS_MODULE,
+	.write	= exs_fail_qp_write,
+	.llseek	= noop_llseek,
+};
+
+void exs_resume_init(void)
+{
+	exs_debugfs_dir = debugfs_create_dir("af_exs", NULL);
+	debugfs_create_file("fail_qp", 0200, exs_debugfs_dir, NULL,
+			    &exs_fail_qp_fops);
+}
+
+void exs_resume_exit(void)
+{
+	debugfs_remove_recursive(exs_debugfs_dir);
+}
