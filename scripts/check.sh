@@ -140,10 +140,11 @@ for k in $EXS_KERNELS; do
 	# moves the full GiB)
 	pair="EXS_PAIR_SCALE=4 selftests/exs_pair.sh"
 	vm_suite "$k-pair" "$k" 2 1G 1500 "$pair" "$pair"
-	# faults and, on the first kernel only (CI time), load and a bad link
-	# (1 MiB a case here; make stress moves 16 MiB on the debug kernel
-	# and 1 GiB on stock 6.1); exs_fault.sh last: it kills host b
-	faults=selftests/exs_fault.sh
+	# failed queue pairs, faults and, on the first kernel only (CI
+	# time), load and a bad link (1 MiB a case here; make stress moves
+	# 16 MiB on the debug kernel and 1 GiB on stock 6.1); exs_fault.sh
+	# last: it kills host b
+	faults="selftests/exs_resume.sh; selftests/exs_fault.sh"
 	[ "$k" = "${EXS_KERNELS%% *}" ] && faults="selftests/exs_load.sh;
 		EXS_NETEM_BYTES=$((1 << 20)) selftests/exs_netem.sh; $faults"
 	vm_suite "$k-fault" "$k" 2 1G 1800 "$faults" "$faults"

@@ -91,7 +91,8 @@ run() {
 	echo "# $name"
 	echo "$k" > "$out/$name.kernel"
 	./selftests/vm/exs-vm --kernel "$k" --hosts "$hosts" --cpus "$cpus" \
-		--memory 2G --timeout "$t" --out "$out/$name" -- "$@" \
+		--memory 2G --timeout "$t" --out "$out/$name" \
+		${append:+--append "$append"} -- "$@" \
 		> "$out/$name.log" 2>&1
 	echo "# $name: exit $?"
 }
@@ -123,12 +124,13 @@ local_boots() {
 }
 local_boots &
 # pair: the pair suite (an eighth of its bytes: 128 MiB each way took
-# 300 s here), map and netlink, load, a bad link, then the faults (the
-# last kills host b)
+# 300 s here), map and netlink, load, a bad link, failed queue pairs
+# (rxe's packet allocations among them: slub_debug marks their cache for
+# failslab), then the faults (the last kills host b)
 pair="$env; EXS_PAIR_SCALE=8 selftests/exs_pair.sh; exs-vm-barrier pair;
 	selftests/exs_control.sh; exs-vm-barrier control; selftests/exs_load.sh;
-	selftests/exs_netem.sh; selftests/exs_fault.sh"
-run pair "$dk" 2 1 10800 "$pair" "$pair" &
+	selftests/exs_netem.sh; selftests/exs_resume.sh; selftests/exs_fault.sh"
+append="slub_debug=A,kmalloc-8k" run pair "$dk" 2 1 10800 "$pair" "$pair" &
 wait
 # the bad link's GiB, alone (beside other boots rxe once failed to
 # allocate packets); EXS_NETEM_ONLY picks its cases

@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A connection whose queue pair fails goes on, on a new one, between two
+# hosts (exs-vm --hosts 2): while a checksummed transfer runs both ways
+# over RDMA, the client's, the server's, then both hosts' connections are
+# made to fail (/sys/kernel/debug/af_exs/fail_qp: as if the device had
+# reported the QP failed) several times.  Every byte must arrive intact, over RDMA
+# all along (SO_DOMAIN, the device's packet counters, TCP quiet), each
+# resume counted (RdmaResumes) and none failed; then, with resuming off
+# (the module's resume parameter), the same failure ends the connection
+# with ECONNRESET, as before.
+#
+# EXS_RESUME_BYTES sets the size each way (64 MiB), EXS_RESUME_TIMES the
+# failures made per case (3).
+#
+#   exs-vm --hosts 2 -- selftests/exs_resume.sh selftests/exs_resume.sh
+
+. "$(dirname "$0")/lib.sh"
+
+host=${EXS_VM_HOST:?run under exs-vm --hosts 2}
+share=${EXS_VM_SHARE:?}
+peer4=10.0.0.2
+bytes=${EXS_RESUME_BYTES:-$((64 << 20))}
+times=${EXS_RESUME_TIMES:-3}
+knob=/sys/kernel/debug/af_exs/fail_qp
+param=/sys/module/af_exs/parameters/resume
+mkdir -p "$share"
+
+exs_tap_begin "AF_EXS resumes on a new queue pair, host $host"
+exs_loaded || exs_skip_all af_exs "module not loaded"
+[ -e $knob ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+[ -w $knob ] || exs_skip_all debugfs "no $knob"
+# RoCE's jumbo frames, as exs_netem.sh: 4 KiB RDMA packets, which come
+# from the cache the last case fails
+mtu0=$(cat /sys/class/net/exs0/mtu)
+ip link set exs0 mtu 9000 || exs_skip_all mtu "exs0 takes no MTU 9000"
+trap 'echo 1 > $param; ip link set exs0 mtu $mtu0; exs_cleanup' EXIT
+exs_sysctl net.exs.neg_cache_ttl_ms=0 net.exs.connect_timeout_ms=60000
+secs=$((300 + bytes / 100000))
+
+# resume_now: fail every connection's QP here, and wait until one more
+# resume finished on this host (or failed: the case then says so)
+resume_now() {
+	local done=$(exs_stat RdmaResumes) failed=$(exs_stat RdmaResumeFails)
+	echo 1 > $knob
+	exs_wait_until 120 eval '[ "$(exs_stat RdmaResumes)" != "$done" ] ||
+		[ "$(exs_stat RdmaResumeFails)" != "$failed" ]'
+}
+
+# flowing: until this host received some more bytes over RDMA
+flowing() {
+	local was=$(exs_stat RdmaBytesIn)
+	exs_wait_until 30 eval '[ $(($(exs_stat RdmaBytesIn) - was)) -ge 1048576 ]'
+}
+
+# xfer NAME PORT WHO: both hosts' halves of one case; WHO (a, b or ab)
+# says which hosts make their connection resume, $times times each
+xfer() {
+	local name=$1 port=$2 who=$3 pid i segs pkts
+	local stat="$EXS_TMP/resume.stat"
+	exs_stat_save "$stat"
+	segs=$(exs_tcp_segs)
+	pkts=$(exs_rdma_pkts)
+	if [ "$host" = b ]; then
+		exs_bg exs_connect -l -x -p "$port" -e exs -n "$bytes" \
+			-t "$secs" >/dev/null 2> "$EXS_TMP/xfer.err"
+		exs_wait_listen "$port" 10
+		ready "$name"
+		exs_wait_file "$share/flowing.$port" 120
+	else
+		await_ready "$name" ||
+			{ exs_fail "$name" "server never ready"; return; }
+		local rdma=$(exs_stat ConnectRdma)
+		exs_bg exs_connect -x -a $peer4 -p "$port" -e exs -n "$bytes" \
+			-t "$secs" >/dev/null 2> "$EXS_TMP/xfer.err"
+		exs_wait_until 60 eval '[ "$(exs_stat ConnectRdma)" != "$rdma" ]'
+		touch "$share/flowing.$port"
+	fi
+	pid=${EXS_PIDS[-1]}
+	if [[ $who == *$host* ]]; then
+		for ((i = 0; i < times; i++)); do
+			flowing
+			kill -0 "$pid" 2>/dev/null || break
+			resume_now
+		done
+	fi
+	if wait "$pid"; then
+		exs_ok "$name: $host: the bytes arrived intact"
+	else
+		exs_fail "$name: $host: the bytes arrived intact"
+		sed 's/^/#   /' "$EXS_TMP/xfer.err"
+		echo "#   counters that moved: $(exs_stat_moved "$stat")"
+		exs_module_said "$stat"
+	fi
+	if [[ $who == *$host* ]]; then
+		# with both hosts at it, one host's failure may find the
+		# connection resuming already from the other's
+		local failed=$(($(exs_stat TestQpFailures) -
+				$(exs_stat_was "$stat" TestQpFailures)))
+		local resumed=$(($(exs_stat RdmaResumes) -
+				 $(exs_stat_was "$stat" RdmaResumes)))
+		exs_assert "$name: $host: QPs failed, and $times resumes" \
+			"[ $failed -ge 1 ] && [ $resumed -ge $times ]"
+	fi
+	local fails=$(($(exs_stat RdmaResumeFails) -
+		       $(exs_stat_was "$stat" RdmaResumeFails)))
+	local aborts=$(($(exs_stat RdmaAborts) -
+			$(exs_stat_was "$stat" RdmaAborts)))
+	exs_assert "$name: $host: no resume failed, no connection aborted" \
+		"[ $fails = 0 ] && [ $aborts = 0 ]"
+	exs_check "$name: $host: the RDMA device carried the bytes" \
+		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * bytes / 4096)) ]
+	exs_check "$name: $host: TCP carried no payload" \
+		[ $(($(exs_tcp_segs) - segs)) -lt 40 ]
+}
+
+# both hosts start each case together
+sync_case() {
+	touch "$share/$host.$1"
+	exs_wait_file "$share/a.$1" "$secs"
+	exs_wait_file "$share/b.$1" "$secs"
+}
+
+MiB=$((bytes >> 20))
+xfer "the client's QP fails, $MiB MiB each way" 26001 a
+sync_case 26001
+xfer "the server's QP fails, $MiB MiB each way" 26002 b
+sync_case 26002
+xfer "both hosts' QPs fail, $MiB MiB each way" 26003 ab
+sync_case 26003
+
+# rxe cannot build a packet (on the debug kernel, booted with
+# slub_debug=A,kmalloc-8k: failslab fails that cache's atomic
+# allocations, where rxe's 4 KiB packets come from): the queue pair
+# fails, or stops sending and the stall watch finds it, and the
+# connection goes on, on a new one.  The first time, on 6.1 it stopped
+# the queue pair for good and the connection ended (testing.rst).
+fs=/sys/kernel/debug/failslab
+name="rxe cannot build a packet"
+port=26005
+if [ "$(cat /sys/kernel/slab/kmalloc-8k/failslab 2>/dev/null)" != 1 ] ||
+   [ ! -w $fs/times ]; then
+	exs_skip "$name" "boot the debug kernel with slub_debug=A,kmalloc-8k"
+elif [ "$host" = b ]; then
+	exs_bg exs_connect -l -x -p $port -e exs -n "$bytes" -t "$secs" \
+		>/dev/null 2> "$EXS_TMP/nomem.err"
+	exs_wait_listen $port 10
+	ready "$name"
+	exs_check "$name: b: the bytes arrived intact" wait "${EXS_PIDS[-1]}"
+else
+	await_ready "$name"
+	exs_stat_save "$EXS_TMP/nomem.stat"
+	rdma=$(exs_stat ConnectRdma)
+	exs_bg exs_connect -x -a $peer4 -p $port -e exs -n "$bytes" \
+		-t "$secs" >/dev/null 2> "$EXS_TMP/nomem.err"
+	exs_wait_until 60 eval '[ "$(exs_stat ConnectRdma)" != "$rdma" ]'
+	flowing
+	# one atomic allocation from that cache fails, then no more
+	echo Y > $fs/cache-filter
+	echo Y > $fs/ignore-gfp-wait
+	echo 0 > $fs/verbose
+	echo 1 > $fs/interval
+	echo 1 > $fs/times
+	echo 100 > $fs/probability
+	if wait "${EXS_PIDS[-1]}"; then
+		exs_ok "$name: a: the bytes arrived intact"
+	else
+		exs_fail "$name: a: the bytes arrived intact"
+		sed 's/^/#   /' "$EXS_TMP/nomem.err"
+	fi
+	echo 0 > $fs/probability
+	exs_tally faults 1
+	exs_check "$name: a: one allocation failed" [ "$(cat $fs/times)" = 0 ]
+	exs_assert "$name: a: the connection resumed" \
+		"[ $(($(exs_stat RdmaResumes) -
+		      $(exs_stat_was "$EXS_TMP/nomem.stat" RdmaResumes))) -ge 1 ]"
+	echo "#   counters that moved: $(exs_stat_moved "$EXS_TMP/nomem.stat")"
+	dmesg | grep -E 'rxe|af_exs' | tail -n 3 | sed 's/^/#   kernel: /'
+fi
+sync_case $port
+
+# Resuming off: the failure ends the connection, as before resuming was
+# there (the client asks; the server's end hears the disconnect).
+echo 0 > $param
+name="resuming off, the client's QP fails"
+port=26004
+if [ "$host" = b ]; then
+	exs_bg exs_connect -l -x -p $port -e exs -n "$bytes" -t "$secs" \
+		>/dev/null 2> "$EXS_TMP/off.err"
+	exs_wait_listen $port 10
+	ready "$name"
+	exs_wait_file "$share/flowing.$port" 120
+else
+	await_ready "$name"
+	rdma=$(exs_stat ConnectRdma)
+	exs_bg exs_connect -x -a $peer4 -p $port -e exs -n "$bytes" \
+		-t "$secs" >/dev/null 2> "$EXS_TMP/off.err"
+	exs_wait_until 60 eval '[ "$(exs_stat ConnectRdma)" != "$rdma" ]'
+	touch "$share/flowing.$port"
+	flowing
+	echo 1 > $knob
+fi
+if wait "${EXS_PIDS[-1]}"; then
+	exs_fail "$name: $host: the transfer fails" "it did not"
+else
+	exs_ok "$name: $host: the transfer fails"
+	sed 's/^/#   /' "$EXS_TMP/off.err"
+fi
+sync_case $port
+echo 1 > $param
+
+exs_tap_end
