@@ -52,6 +52,8 @@
 #define WIRE_LAST	6
 #define WIRE_OPEN	7
 #define WIRE_REFUSE	8
+#define WIRE_RESUME	9
+#define WIRE_REQ_RESUME	1	/* a REQ's flag */
 #define WIRE_VERSION	2
 
 /* the wire structures of net/af_exs/wire.h, big endian: written again
@@ -59,7 +61,7 @@
  */
 struct wire_req {
 	uint8_t version, family;
-	uint16_t reserved, sport, dport;
+	uint16_t flags, sport, dport;
 	uint8_t saddr[16], daddr[16];
 	uint64_t ring_addr;
 	uint32_t ring_rkey, ring_len;
@@ -330,6 +332,16 @@ static void req_port(struct wire_req *q, size_t *len)
 	q->dport = htons(ntohs(q->dport) + 1);
 }
 
+static void req_flags(struct wire_req *q, size_t *len)
+{
+	q->flags = htons(2);
+}
+
+static void req_resume(struct wire_req *q, size_t *len)
+{
+	q->flags = htons(WIRE_REQ_RESUME);
+}
+
 static void req_mapped(struct wire_req *q, size_t *len)
 {
 	q->saddr[10] = 0;
@@ -445,6 +457,11 @@ static void open_busy(uint32_t rkey, uint32_t rlen)
 static void refuse_unasked(uint32_t rkey, uint32_t rlen)
 {
 	send_msg(WIRE_REFUSE, 2, 8);
+}
+
+static void resume_unasked(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_RESUME, 0, 8);
 }
 
 /* a clean close, both LASTs: the server's end parks; then an OPEN
@@ -584,6 +601,8 @@ static const struct bad_case cases[] = {
 	REQ("req-ring-huge", req_ring_huge, "a REQ whose ring is 2 GiB"),
 	REQ("req-port", req_port, "a REQ for a TCP port nobody listens on"),
 	REQ("req-mapped", req_mapped, "an IPv4 REQ with IPv6 addresses"),
+	REQ("req-flags", req_flags, "a REQ with a flag nobody defined"),
+	REQ("req-resume", req_resume, "a REQ resuming a connection the server never had"),
 	RUN("overrun", overrun, "a write longer than the ring's free space"),
 	RUN("short-imm", short_imm, "a write longer than its immediate announces"),
 	RUN("zero-write", zero_write, "a write announcing zero bytes"),
@@ -610,6 +629,7 @@ static const struct bad_case cases[] = {
 	RUN("after-last", after_last, "a CREDIT after LAST"),
 	RUN("open-busy", open_busy, "an OPEN on a connection in use"),
 	RUN("refuse-unasked", refuse_unasked, "a REFUSE nobody asked for"),
+	RUN("resume-unasked", resume_unasked, "a RESUME on a connection whose QP never failed"),
 	RUN("open-ring", open_ring, "an OPEN on a parked QP naming another ring"),
 	{ .name = "hold", .what = "a correct connection, held open",
 	  .run = hold, .keyfile = true },

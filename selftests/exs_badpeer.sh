@@ -95,6 +95,10 @@ while read -r name what; do
 	req-version|req-empty)
 		# no private data reads as version 0: a version mismatch
 		exs_check "$name: rejected and counted" [ "$rej" -ge 1 ] ;;
+	req-resume)
+		# well formed, for no connection: refused, no violation
+		exs_assert "$name: rejected, not a protocol error" \
+			'[ "$rej" -ge 1 ] && [ "$err" = 0 ]' ;;
 	req-*)
 		exs_assert "$name: rejected, counted as a protocol error" \
 			'[ "$rej" -ge 1 ] && [ "$err" -ge 1 ]' ;;
