@@ -200,9 +200,11 @@ exs_stat_moved() {
 	exs_stat_snapshot | awk 'NR == FNR { old[$1] = $2; next }
 		$2 != old[$1] { printf "%s +%d ", $1, $2 - old[$1] }' "$1" -
 }
-# exs_stat_was FILE NAME: an AF_EXS counter as exs_stat_save found it
-exs_stat_was() {
-	awk -v n="$2" '$1 == n { print $2; f = 1 } END { if (!f) print 0 }' "$1"
+# exs_stat_delta FILE NAME: how far an AF_EXS counter moved since
+# exs_stat_save FILE
+exs_stat_delta() {
+	echo $(($(exs_stat "$2") - $(awk -v n="$2" \
+		'$1 == n { print $2; f = 1 } END { if (!f) print 0 }' "$1")))
 }
 
 # exs_module_log: the module's kernel messages (a protocol error names

@@ -135,18 +135,22 @@ static void exs_child_ends(struct exs_conn *conn,
 	conn->self.dport = peer->sport;
 }
 
+/* Accept @id for @conn, its ring in the REP. */
+static int exs_accept_rep(struct exs_conn *conn, struct rdma_cm_id *id)
+{
+	struct exs_wire_rep rep;
+	struct rdma_conn_param param = exs_conn_param(&rep, sizeof(rep));
+
+	exs_wire_build_rep(&rep, conn->mr->iova, conn->mr->rkey, conn->rsize);
+	exs_conn_set_ack_timeout(id, conn->net);
+	return rdma_accept(id, &param);
+}
+
 static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 			     const struct rdma_cm_event *ev)
 {
 	struct net *net = lsn->net;
 	struct exs_wire_peer peer;
-	struct exs_wire_rep rep;
-	struct rdma_conn_param param = {
-		.private_data		= &rep,
-		.private_data_len	= sizeof(rep),
-		.retry_count		= EXS_RETRY_COUNT,
-		.rnr_retry_count	= EXS_RNR_RETRY_COUNT,
-	};
 	struct exs_conn *conn;
 	u32 rsize = 0, inline_max = 0;
 	int timeout_ms = exs_connect_timeout_ms(net);
@@ -185,12 +189,9 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	if (!err)
 		err = exs_conn_set_peer_ring(conn, &peer);
 	if (!err) {
-		exs_wire_build_rep(&rep, conn->mr->iova, conn->mr->rkey,
-				   conn->rsize);
 		id->context = conn;
 		conn->on_connect = exs_child_event;
-		exs_conn_set_ack_timeout(id, net);
-		err = rdma_accept(id, &param);
+		err = exs_accept_rep(conn, id);
 		if (!err) {
 			/* the connector has this long to say READY */
 			exs_conn_arm_timeout(conn,
@@ -261,23 +262,12 @@ int exs_rdma_open_child(struct exs_conn *conn,
  */
 int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id)
 {
-	struct exs_wire_rep rep;
-	struct rdma_conn_param param = {
-		.private_data		= &rep,
-		.private_data_len	= sizeof(rep),
-		.retry_count		= EXS_RETRY_COUNT,
-		.rnr_retry_count	= EXS_RNR_RETRY_COUNT,
-	};
 	int err;
 
 	rdma_lock_handler(id);
 	err = exs_resume_qp(conn);
-	if (!err) {
-		exs_wire_build_rep(&rep, conn->mr->iova, conn->mr->rkey,
-				   conn->rsize);
-		exs_conn_set_ack_timeout(id, conn->net);
-		err = rdma_accept(id, &param);
-	}
+	if (!err)
+		err = exs_accept_rep(conn, id);
 	rdma_unlock_handler(id);
 	return err;
 }

@@ -49,6 +49,17 @@
 #define EXS_RETRY_COUNT		7
 #define EXS_RNR_RETRY_COUNT	7
 
+/* What every connection asks of rdma_cm: its private data, our retries. */
+static inline struct rdma_conn_param exs_conn_param(const void *pdata, u8 len)
+{
+	return (struct rdma_conn_param) {
+		.private_data		= pdata,
+		.private_data_len	= len,
+		.retry_count		= EXS_RETRY_COUNT,
+		.rnr_retry_count	= EXS_RNR_RETRY_COUNT,
+	};
+}
+
 /* One rdma-capable device and the connections on it. */
 struct exs_dev {
 	struct ib_device	*ibdev;

@@ -61,12 +61,7 @@ static int exs_connect_route_resolved(struct exs_conn *conn)
 {
 	struct rdma_cm_id *id = conn->id;
 	struct exs_wire_req req;
-	struct rdma_conn_param param = {
-		.private_data		= &req,
-		.private_data_len	= sizeof(req),
-		.retry_count		= EXS_RETRY_COUNT,
-		.rnr_retry_count	= EXS_RNR_RETRY_COUNT,
-	};
+	struct rdma_conn_param param = exs_conn_param(&req, sizeof(req));
 	__be16 unused;
 	int err;
 
