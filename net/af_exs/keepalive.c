@@ -19,9 +19,10 @@
  * (EXS_RETRY_COUNT), and it can wedge a send queue for good after its
  * link went down and up, while its receive side still takes the peer's
  * probes.  So whenever a request awaits its ack, probe or data, the watch
- * runs too, and a send queue that stood still for TCP_USER_TIMEOUT (else
- * EXS_STALL_TIMEOUT) ends the connection with ETIMEDOUT, as TCP's
- * retransmission timer would.
+ * runs too.  A send queue that stood still for EXS_STALL_TIMEOUT moves
+ * the connection to a new QP (resume.c), which a dead peer never
+ * answers: the connection then ends with ETIMEDOUT, as TCP's
+ * retransmission timer would end it; with TCP_USER_TIMEOUT, at once.
  */
 #include <net/tcp.h>
 
