@@ -634,16 +634,22 @@ void exs_conn_probe(struct exs_conn *conn)
  */
 void exs_conn_stalled(struct exs_conn *conn, bool may_resume)
 {
+	unsigned long unacked = jiffies - conn->last_acked;
+	u32 inflight = conn->sq_head - conn->sq_tail;
+	bool resume;
+
 	/* a resume has its own deadline */
 	if (conn->resume)
 		return;
+	resume = may_resume && exs_conn_resume(conn, -ETIMEDOUT);
 	/* rare, and the one trace of a device that stopped retrying */
-	pr_info_ratelimited("no ack for %u ms, %u requests in flight, peer last heard %u ms ago: connection timed out\n",
-			    jiffies_to_msecs(jiffies - conn->last_acked),
-			    conn->sq_head - conn->sq_tail,
-			    jiffies_to_msecs(jiffies - conn->last_heard));
+	pr_info_ratelimited("no ack for %u ms, %u requests in flight, peer last heard %u ms ago: %s\n",
+			    jiffies_to_msecs(unacked), inflight,
+			    jiffies_to_msecs(jiffies - conn->last_heard),
+			    resume ? "moving to a new queue pair" :
+				     "connection timed out");
 	EXS_INC_STATS(conn->net, EXS_MIB_STALLS);
-	if (!may_resume || !exs_conn_resume(conn, -ETIMEDOUT))
+	if (!resume)
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
 }
 
