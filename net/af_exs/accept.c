@@ -183,7 +183,7 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	exs_child_ends(conn, &peer);
 	/* where a resume's REQ must come from (resume.c) */
 	exs_addr_to_v6((struct sockaddr *)&id->route.addr.dst_addr,
-		       &conn->peer_node, &unused);
+		       &conn->node, &unused);
 
 	err = exs_conn_create_qp(conn);
 	if (!err)

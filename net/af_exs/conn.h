@@ -16,8 +16,11 @@
  * announces itself to its listener under its own lock, from a completion
  * handler when the connector's READY or OPEN comes); conn->lock, then
  * the parked pool's lock (reuse.c), never held while taking a
- * conn->lock.  The watch work (keepalive.c) takes conn->lock only; the
- * teardown cancels it without.
+ * conn->lock; device.c's list of devices, then a device's lock, then
+ * conn->lock.  A resume (resume.c) takes a new cm_id's handler lock
+ * before conn->lock, as rdma_cm's handlers do, and waits for the old
+ * cm_id's handlers with no lock held.  The watch work (keepalive.c)
+ * takes conn->lock only; the teardown cancels it without.
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H
@@ -204,10 +207,12 @@ struct exs_conn {
 	struct rdma_cm_id	*old_id;	/* the failed QP's, until gone */
 	struct rdma_cm_id	*resume_id;	/* acceptor: the REQ to accept */
 	struct work_struct	resume_work;
-	struct in6_addr		peer_node;	/* acceptor: where REQs came from */
 	unsigned long		timeout_at;	/* when timeout_work may act */
 	struct list_head	park_node;	/* exs_parked */
-	struct in6_addr		node;		/* connector: the RDMA node */
+	/* the peer's RDMA node: where a connector connects (and parks for),
+	 * where an acceptor's REQs come from (a resume's too)
+	 */
+	struct in6_addr		node;
 
 	/* the socket completions wake; NULL once it is closed */
 	struct exs_sock		*owner;

@@ -192,7 +192,7 @@ static bool exs_resume_matches(const struct exs_conn *conn,
 	       conn->peer.ring_addr == peer->ring_addr &&
 	       conn->peer.ring_rkey == peer->ring_rkey &&
 	       conn->peer.ring_len == peer->ring_len &&
-	       ipv6_addr_equal(&conn->peer_node, from);
+	       ipv6_addr_equal(&conn->node, from);
 }
 
 /* Keep the REQ on @id for @conn, starting the resume if the acceptor had
