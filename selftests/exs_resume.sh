@@ -20,10 +20,12 @@
 host=${EXS_VM_HOST:?run under exs-vm --hosts 2}
 share=${EXS_VM_SHARE:?}
 peer4=10.0.0.2
+peer6=fd00::2
 bytes=${EXS_RESUME_BYTES:-$((64 << 20))}
 times=${EXS_RESUME_TIMES:-3}
 knob=/sys/kernel/debug/af_exs/fail_qp
 param=/sys/module/af_exs/parameters/resume
+here=$(dirname "$(readlink -f "$0")")
 mkdir -p "$share"
 
 exs_tap_begin "AF_EXS resumes on a new queue pair, host $host"
@@ -57,16 +59,17 @@ flowing() {
 	exs_wait_until 30 eval '[ $(($(exs_stat RdmaBytesIn) - was)) -ge 1048576 ]'
 }
 
-# xfer NAME PORT WHO: both hosts' halves of one case; WHO (a, b or ab)
-# says which hosts make their connection resume, $times times each
+# xfer NAME PORT WHO [-6]: both hosts' halves of one case; WHO (a, b or
+# ab) says which hosts make their connection resume, $times times each
 xfer() {
-	local name=$1 port=$2 who=$3 pid i segs pkts made
+	local name=$1 port=$2 who=$3 v6=${4:-} pid i segs pkts made
+	local addr=$([ -n "$v6" ] && echo $peer6 || echo $peer4)
 	local stat="$EXS_TMP/resume.stat"
 	exs_stat_save "$stat"
 	segs=$(exs_tcp_segs)
 	pkts=$(exs_rdma_pkts)
 	if [ "$host" = b ]; then
-		exs_bg exs_connect -l -x -p "$port" -e exs -n "$bytes" \
+		exs_bg exs_connect -l $v6 -x -p "$port" -e exs -n "$bytes" \
 			-t "$secs" >/dev/null 2> "$EXS_TMP/xfer.err"
 		exs_wait_listen "$port" 10
 		ready "$name"
@@ -75,8 +78,8 @@ xfer() {
 		await_ready "$name" ||
 			{ exs_fail "$name" "server never ready"; return; }
 		local rdma=$(exs_stat ConnectRdma)
-		exs_bg exs_connect -x -a $peer4 -p "$port" -e exs -n "$bytes" \
-			-t "$secs" >/dev/null 2> "$EXS_TMP/xfer.err"
+		exs_bg exs_connect $v6 -x -a $addr -p "$port" -e exs \
+			-n "$bytes" -t "$secs" >/dev/null 2> "$EXS_TMP/xfer.err"
 		exs_wait_until 60 eval '[ "$(exs_stat ConnectRdma)" != "$rdma" ]'
 		touch "$share/flowing.$port"
 	fi
@@ -137,6 +140,12 @@ for who in a b ab; do
 	xfer "$name, $MiB MiB each way" $port $who
 	sync_case $port
 done
+# over IPv6: the acceptor finds the connection by an IPv6 four-tuple
+name="the client's QP fails, over IPv6"
+if want "$name"; then
+	xfer "$name, $MiB MiB each way" 26006 a -6
+	sync_case 26006
+fi
 
 # rxe cannot build a packet (on the debug kernel, booted with
 # slub_debug=A,kmalloc-8k: failslab fails that cache's atomic
@@ -197,6 +206,71 @@ else
 	dmesg | grep -E 'rxe|af_exs' | tail -n 3 | sed 's/^/#   kernel: /'
 fi
 want "$name" && sync_case $port
+
+# A reset is no QP failure: the end that resets says ABORT, and the
+# disconnect waits for its ack, so the other end's recv() fails with
+# ECONNRESET at once.  Had the disconnect come alone, that end would
+# have tried to resume, and failed only when the REQ was refused or the
+# resume's deadline passed.  Each host resets three connections
+# (SO_LINGER 0) while the other waits on them, dropping all it sends for
+# the first 0.2 s of each reset (the ABORT goes out again, 268 ms later
+# at ack_timeout 16); then b's listener closes twice on a connection it
+# never accepted (exs_reset.py).
+name="a reset is no QP failure"
+drop="tc qdisc add dev exs0 root netem loss 100% && \
+	{ sleep 0.2; tc qdisc del dev exs0 root; } >/dev/null 2>&1 &"
+if want "$name"; then
+	exs_stat_save "$EXS_TMP/reset.stat"
+	ack0=$(sysctl -n net.exs.ack_timeout)
+	sysctl -qw net.exs.ack_timeout=16
+	bad=0
+	port=26010
+	# WHO:HOW, WHO resetting its end: by a close, or (b) its listener's
+	for run in a:reset a:reset a:reset b:reset b:reset b:reset \
+		   b:unaccepted b:unaccepted; do
+		port=$((port + 1))
+		role=(wait)
+		log="$EXS_TMP/reset.$port"
+		rdma=$share/rdma.$port
+		case $run in
+		$host:reset) role=(reset "$drop") ;;
+		$host:unaccepted)
+			role=(unaccepted "while [ ! -e $rdma ]; do sleep 0.1; done")
+			;;
+		esac
+		if [ "$host" = b ]; then
+			exs_bg exs-run python3 "$here/exs_reset.py" \
+				listen $port "${role[@]}" > "$log" 2>&1
+			exs_wait_listen $port 10
+			ready $port
+		else
+			await_ready $port
+			was=$(exs_stat ConnectRdma)
+			exs_bg exs-run python3 "$here/exs_reset.py" \
+				connect $peer4 $port "${role[@]}" > "$log" 2>&1
+			# up on RDMA before the listener may close
+			exs_wait_until 60 eval \
+				'[ "$(exs_stat ConnectRdma)" != "$was" ]'
+			touch "$rdma"
+		fi
+		if ! wait "${EXS_PIDS[-1]}"; then
+			bad=$((bad + 1))
+			sed "s/^/#   $port ${role[0]}: /" "$log"
+		fi
+	done
+	sysctl -qw net.exs.ack_timeout="$ack0"
+	tc qdisc del dev exs0 root 2>/dev/null
+	grep -h "reset after" "$EXS_TMP"/reset.260* | sed 's/^/#   /'
+	exs_check "$name: $host: every waiting end saw ECONNRESET" [ $bad = 0 ]
+	if [ "$host" = a ]; then
+		exs_check "$name: a: the connections were on RDMA" \
+			[ "$(exs_stat_delta "$EXS_TMP/reset.stat" ConnectRdma)" -ge 8 ]
+	fi
+	exs_assert "$name: $host: no resume tried" \
+		"[ $(exs_stat_delta "$EXS_TMP/reset.stat" RdmaResumes) = 0 ] &&
+		 [ $(exs_stat_delta "$EXS_TMP/reset.stat" RdmaResumeFails) = 0 ]"
+	sync_case 26010
+fi
 
 # Resuming off: the failure ends the connection, as before resuming was
 # there (the client asks; the server's end hears the disconnect).

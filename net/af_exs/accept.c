@@ -413,7 +413,8 @@ void exs_rdma_unlisten(struct exs_sock *exs)
 	list_for_each_entry_safe(conn, tmp, &queue, accept_node) {
 		list_del_init(&conn->accept_node);
 		conn->lsn = NULL;
-		exs_conn_abort(conn, -ECONNRESET, false);
+		/* never accepted: a reset, as TCP's for its queue */
+		exs_conn_reset(conn, false);
 		exs_conn_orphan(conn, true);
 		exs_listener_put(lsn);
 	}

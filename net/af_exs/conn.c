@@ -129,6 +129,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	INIT_WORK(&conn->resume_work, exs_resume_work);
 	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
 	INIT_DELAYED_WORK(&conn->watch_work, exs_watch_work);
+	init_completion(&conn->abort_done);
 	for (i = 0; i < EXS_SQ_DEPTH; i++) {
 		conn->tx[i].conn = conn;
 		conn->tx[i].cqe.done = exs_tx_done;
@@ -523,7 +524,8 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
  * sent inline; -EAGAIN when the send queue is full.  Called under
  * conn->lock.
  */
-static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len)
+static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len,
+			     enum exs_tx_kind kind)
 {
 	struct exs_tx_slot *slot;
 	struct ib_sge sge = {
@@ -544,7 +546,7 @@ static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len)
 	slot = exs_tx_slot_get(conn);
 	if (!slot)
 		return -EAGAIN;
-	slot->kind = EXS_TX_CTRL;
+	slot->kind = kind;
 	wr.wr_cqe = &slot->cqe;
 	if (exs_post_send(conn, &wr))
 		return -ECONNRESET;
@@ -552,8 +554,9 @@ static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len)
 	return 0;
 }
 
-int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
-		       u32 cursor)
+static int exs_conn_send_msg(struct exs_conn *conn,
+			     enum exs_wire_msg_type type, u32 cursor,
+			     enum exs_tx_kind kind)
 {
 	/* a resuming connection says RESUME first, and nothing before */
 	if (conn->resume)
@@ -562,7 +565,14 @@ int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 	conn->tx_msg.flags = 0;
 	conn->tx_msg.reserved = 0;
 	conn->tx_msg.cursor = cpu_to_be32(cursor);
-	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg));
+	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
+				 kind);
+}
+
+int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
+		       u32 cursor)
+{
+	return exs_conn_send_msg(conn, type, cursor, EXS_TX_CTRL);
 }
 
 /* The first message on a resumed connection's new QP (resume.c): what we
@@ -575,7 +585,8 @@ int exs_conn_send_resume(struct exs_conn *conn)
 	conn->tx_msg.flags = conn->fin_rcvd ? EXS_RESUME_FIN : 0;
 	conn->tx_msg.reserved = 0;
 	conn->tx_msg.cursor = cpu_to_be32(conn->rprod);
-	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg));
+	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
+				 EXS_TX_CTRL);
 }
 
 /* A connector's OPEN on its parked QP, for the connection conn->self
@@ -584,7 +595,52 @@ int exs_conn_send_resume(struct exs_conn *conn)
 int exs_conn_send_open(struct exs_conn *conn)
 {
 	exs_wire_build_open(&conn->tx_open, &conn->self);
-	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open));
+	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open),
+				 EXS_TX_CTRL);
+}
+
+/* Say ABORT while the QP still works, so that the peer takes the
+ * disconnect that follows for a reset, not for a QP failure to resume
+ * from (which would end only at the resume's deadline).  The teardown
+ * waits a little for its ack: the disconnect flushes what the device
+ * has not sent yet.  Called under conn->lock.
+ */
+static void exs_conn_send_abort(struct exs_conn *conn)
+{
+	/* not on a QP being replaced either: it has none to say it on */
+	if (conn->state == EXS_CONN_ESTABLISHED && !conn->abort_sent &&
+	    !exs_conn_send_msg(conn, EXS_MSG_ABORT, 0, EXS_TX_ABORT))
+		conn->abort_sent = true;
+}
+
+/* How long a teardown waits for its ABORT's ack: time for a lost ABORT
+ * to be sent twice more (IB's ack timeout is 4.096 us << t), within
+ * bounds: the peer, if it is there at all, is owed no more.
+ */
+static unsigned long exs_abort_ack_wait(const struct exs_conn *conn)
+{
+	u64 us = div_u64(4096ULL << min_t(u8, conn->ack_timeout, 24), 1000);
+
+	return clamp_t(unsigned long, usecs_to_jiffies(3 * us), 2 * HZ,
+		       8 * HZ);
+}
+
+/* End the connection with a reset the peer hears: ours, or the peer's
+ * protocol error.
+ */
+static void __exs_conn_reset(struct exs_conn *conn, bool protocol_error)
+{
+	exs_conn_send_abort(conn);
+	__exs_conn_abort(conn, -ECONNRESET, protocol_error);
+}
+
+void exs_conn_reset(struct exs_conn *conn, bool protocol_error)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	__exs_conn_reset(conn, protocol_error);
+	spin_unlock_irqrestore(&conn->lock, flags);
 }
 
 /* Return credits if they are due.  Called under conn->lock. */
@@ -959,10 +1015,7 @@ static void __exs_conn_orphan(struct exs_conn *conn, bool reset)
 	conn->on_connect = NULL;
 	if (conn->state == EXS_CONN_ESTABLISHED) {
 		if (reset || conn->rprod != conn->rcons) {
-			/* so that the peer takes the disconnect that follows
-			 * for a reset, not for a failure to resume from
-			 */
-			exs_conn_send_ctrl(conn, EXS_MSG_ABORT, 0);
+			exs_conn_send_abort(conn);
 			exs_conn_close_err(conn, -ECONNRESET);
 		} else {
 			exs_conn_shut_wr(conn);
@@ -1018,11 +1071,17 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 {
 	struct rdma_cm_id *id = conn->id;
 	struct ib_device *ibdev;
+	bool abort_sent;
 
 	spin_lock_bh(&conn->lock);
 	conn->qp_closing = true;
+	abort_sent = conn->abort_sent;
 	spin_unlock_bh(&conn->lock);
 	cancel_delayed_work_sync(&conn->watch_work);	/* no probe after this */
+	/* the disconnect would flush an ABORT the device has not sent */
+	if (abort_sent)
+		wait_for_completion_timeout(&conn->abort_done,
+					    exs_abort_ack_wait(conn));
 	if (id)
 		rdma_disconnect(id);
 	if (conn->qp)
@@ -1303,6 +1362,9 @@ static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 						struct exs_tx_slot, cqe);
 	struct exs_conn *conn = slot->conn;
 
+	/* acked or flushed: the teardown may disconnect */
+	if (slot->kind == EXS_TX_ABORT)
+		complete(&conn->abort_done);
 	spin_lock(&conn->lock);
 	conn->sq_tail = slot->seq + 1;	/* and the unsignaled before it */
 	if (wc->status != IB_WC_SUCCESS) {
@@ -1521,8 +1583,11 @@ static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		exs_rx_proto_err(conn, type);
 	spin_unlock(&conn->lock);
 
-	if (err)
-		exs_conn_abort(conn, -ECONNRESET, err == -EPROTO);
+	/* the peer's reset needs no answer; its protocol error hears one */
+	if (err == -EPROTO)
+		exs_conn_reset(conn, true);
+	else if (err)
+		exs_conn_abort(conn, -ECONNRESET, false);
 }
 
 int exs_conn_init(void)

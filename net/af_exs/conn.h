@@ -100,6 +100,7 @@ enum exs_tx_kind {
 	EXS_TX_REG,
 	EXS_TX_DATA,
 	EXS_TX_CTRL,
+	EXS_TX_ABORT,	/* a reset's ABORT: the teardown waits for its ack */
 };
 
 struct exs_conn;
@@ -189,6 +190,8 @@ struct exs_conn {
 	bool			orphan_put;	/* ...and dropped the socket's ref */
 	bool			persist;	/* the watch probes a full ring */
 	bool			keepalive;	/* SO_KEEPALIVE: probe when idle */
+	bool			abort_sent;	/* our ABORT is posted: */
+	struct completion	abort_done;	/* ...and completed */
 	/* reuse.c: both ends say LAST once done, then the QP parks */
 	bool			last_sent;	/* nothing more from us */
 	bool			last_rcvd;	/* ...nor from the peer */
@@ -293,6 +296,7 @@ int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
 void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
 void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
+void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
 void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
 void exs_conn_orphan(struct exs_conn *conn, bool reset);
 void exs_conn_disown(struct exs_conn *conn, struct socket **native,

@@ -263,7 +263,7 @@ static int exs_accept_common(struct socket *sock, struct socket *newsock,
 			err = exs_rdma_accept_graft(exs, newsock, conn,
 						    arg->kern);
 			if (err) {
-				exs_conn_abort(conn, -ECONNRESET, false);
+				exs_conn_reset(conn, false);
 				exs_conn_orphan(conn, true);
 			}
 			break;

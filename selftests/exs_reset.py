@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""One end of a connection that is reset, for exs_resume.sh, run under
+exs-run so that its sockets are AF_EXS.  ROLE says what this end does:
+
+  reset   one exchange (the connection is up, over RDMA if it can be),
+          then CMD if given, then a close with SO_LINGER 0;
+  wait    the same exchange, then recv() until it fails: it must fail
+          with ECONNRESET, as on TCP;
+  unaccepted
+          (listen only) once a connection is in the listener's queue,
+          CMD if given, then close the listener, never having accepted
+          it: the connector sees a reset, as on TCP.
+
+  exs_reset.py listen PORT ROLE [CMD]
+  exs_reset.py connect ADDR PORT ROLE [CMD]
+
+Exit 0 when this end did its part; 1, saying why, when the waiting end
+saw anything but the reset.
+"""
+import select
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+ROLES = ("reset", "wait", "unaccepted")
+
+
+def usage():
+    sys.exit(__doc__.split("\n\n")[1])
+
+
+def run(cmd):
+    if cmd and subprocess.call(cmd, shell=True):
+        sys.exit(f"exs_reset: {cmd} failed")
+
+
+args = sys.argv[1:]
+cmd = None
+if args and args[-1] not in ROLES:
+    cmd = args.pop()
+if len(args) < 3 or args[-1] not in ROLES:
+    usage()
+role = args[-1]
+
+if args[0] == "listen" and len(args) == 3:
+    lsn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lsn.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lsn.bind(("0.0.0.0", int(args[1])))
+    lsn.listen(1)
+    if role == "unaccepted":
+        if not select.select([lsn], [], [], 120)[0]:
+            sys.exit("exs_reset: nobody connected")
+        run(cmd)
+        lsn.close()
+        sys.exit(0)
+    lsn.settimeout(120)
+    s, _ = lsn.accept()
+    lsn.close()
+elif args[0] == "connect" and len(args) == 4 and role != "unaccepted":
+    s = socket.create_connection((args[1], int(args[2])), timeout=120)
+else:
+    usage()
+s.settimeout(120)
+
+s.sendall(b"x")
+start = time.monotonic()
+try:
+    # the peer's half of the exchange, if it ever accepted
+    got = s.recv(1)
+    if role == "reset":
+        if got != b"x":
+            sys.exit("exs_reset: no exchange")
+        # the peer waits in recv() by now, or soon: either way it must
+        # see the reset
+        time.sleep(0.5)
+        run(cmd)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                     struct.pack("ii", 1, 0))
+        s.close()
+        sys.exit(0)
+    start = time.monotonic()
+    while got == b"x":
+        got = s.recv(1)
+except ConnectionResetError:
+    print(f"exs_reset: reset after {time.monotonic() - start:.1f} s")
+    sys.exit(0)
+except OSError as e:
+    sys.exit(f"exs_reset: {e} after {time.monotonic() - start:.1f} s, "
+             "not a reset")
+sys.exit(f"exs_reset: recv gave {got!r} after "
+         f"{time.monotonic() - start:.1f} s, not a reset")
