@@ -18,7 +18,8 @@
  *
  * REQ cases must be rejected (RDMA_CM_EVENT_REJECTED).  The others connect
  * as a correct client would (REQ, READY), then misbehave; the server must
- * end the connection: we see its DISCONNECTED event within -t seconds.
+ * end the connection: we see its DISCONNECTED event within -t seconds,
+ * after its ABORT unless its device refused what we did.
  * What the server counted (ProtocolErrors, RdmaReject) is checked by the
  * calling script.
  */
@@ -102,6 +103,7 @@ static char *ring;			/* our ring, then receive buffers */
 static struct wire_rep rep;		/* the server's ring */
 static struct wire_req sent_req;	/* the REQ we sent */
 static unsigned int nsent;
+static bool heard_abort;		/* the server said ABORT */
 
 static void die(const char *what)
 {
@@ -240,8 +242,8 @@ static void good_req(struct wire_req *req, size_t *len)
 /* Wait for the server to end the connection: its DISCONNECTED event.  Our
  * own QP failing proves nothing (a write the server's device refused fails
  * here at once, whatever the server made of it), so completions are only
- * drained.  0 when it did, within -t seconds and while @until (a file) is
- * there, if given.
+ * drained, and an ABORT among them noted.  0 when it did, within -t
+ * seconds and while @until (a file) is there, if given.
  */
 static int await_end(const char *until)
 {
@@ -251,6 +253,13 @@ static int await_end(const char *until)
 		struct rdma_cm_event *ev = next_event(1);
 		struct ibv_wc wc;
 
+		/* first: what came before the disconnect */
+		while (ibv_poll_cq(cq, 1, &wc) > 0)
+			if (wc.status == IBV_WC_SUCCESS &&
+			    wc.opcode == IBV_WC_RECV &&
+			    ((struct wire_msg *)(ring + RING +
+						 wc.wr_id * 64))->type == WIRE_ABORT)
+				heard_abort = true;
 		if (ev) {
 			enum rdma_cm_event_type t = ev->event;
 
@@ -258,8 +267,6 @@ static int await_end(const char *until)
 			if (t == RDMA_CM_EVENT_DISCONNECTED)
 				return 0;
 		}
-		while (ibv_poll_cq(cq, 1, &wc) > 0)
-			;
 	}
 	return 1;
 }
@@ -587,10 +594,15 @@ struct bad_case {
 	bool own_ready;		/* @run sends our READY */
 	bool keyfile;		/* needs -k: not in -l's list */
 	bool no_qp;		/* @run after the REP, with no QP */
+	/* the server's device refuses it: its QP fails, it cannot say
+	 * ABORT (every other case must hear one before the disconnect)
+	 */
+	bool refused;
 };
 
 #define REQ(n, f, w)	{ .name = n, .what = w, .req = f }
 #define RUN(n, f, w)	{ .name = n, .what = w, .run = f }
+#define DEV(n, f, w)	{ .name = n, .what = w, .run = f, .refused = true }
 
 static const struct bad_case cases[] = {
 	REQ("req-version", req_version, "a REQ of a version nobody speaks"),
@@ -606,17 +618,17 @@ static const struct bad_case cases[] = {
 	RUN("overrun", overrun, "a write longer than the ring's free space"),
 	RUN("short-imm", short_imm, "a write longer than its immediate announces"),
 	RUN("zero-write", zero_write, "a write announcing zero bytes"),
-	RUN("outside-ring", outside_ring, "a write beyond the end of the server's ring"),
-	RUN("outside-ring-plain", outside_ring_plain,
+	DEV("outside-ring", outside_ring, "a write beyond the end of the server's ring"),
+	DEV("outside-ring-plain", outside_ring_plain,
 	    "a plain write beyond the end of the server's ring"),
-	RUN("bad-rkey", bad_rkey, "a write with a key that is not the ring's"),
+	DEV("bad-rkey", bad_rkey, "a write with a key that is not the ring's"),
 	RUN("unknown-op", unknown_op, "a control message of an unknown type"),
 	RUN("dup-ready", dup_ready, "READY twice"),
 	{ .name = "ready-cursor", .what = "READY with a cursor",
 	  .run = ready_cursor, .own_ready = true },
 	RUN("credit-ahead", credit_ahead, "credits for bytes never sent"),
 	RUN("short-msg", short_msg, "a control message of 3 bytes"),
-	RUN("long-msg", long_msg, "a control message longer than a receive"),
+	DEV("long-msg", long_msg, "a control message longer than a receive"),
 	RUN("fin-twice", fin_twice, "FIN twice"),
 	RUN("fin-cursor", fin_cursor, "FIN at a cursor the data never reached"),
 	RUN("write-after-fin", write_after_fin, "a write after FIN"),
@@ -634,7 +646,7 @@ static const struct bad_case cases[] = {
 	{ .name = "hold", .what = "a correct connection, held open",
 	  .run = hold, .keyfile = true },
 	{ .name = "other-ring", .what = "a write into another connection's ring with its key",
-	  .run = other_ring, .keyfile = true },
+	  .run = other_ring, .keyfile = true, .refused = true },
 	{ .name = "no-rtu", .what = "a REP never answered with an RTU",
 	  .run = no_rtu, .keyfile = true, .no_qp = true },
 };
@@ -774,6 +786,12 @@ int main(int argc, char **argv)
 	if (await_end(NULL)) {
 		fprintf(stderr, "exs_badpeer: %s: the server did not end the connection in %d s\n",
 			c->name, cfg.timeout);
+		return 1;
+	}
+	/* a reset the peer hears, not a QP failure to resume from */
+	if (!c->refused && !heard_abort) {
+		fprintf(stderr, "exs_badpeer: %s: the server disconnected without an ABORT\n",
+			c->name);
 		return 1;
 	}
 	rdma_disconnect(id);
