@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build af_exs.ko (and af_exs_kunit.ko where the kernel has KUnit) for each
-# kernel into build/<release>/, each in its own copy of the sources so the
-# builds share no objects.
+# Build af_exs.ko (with af_exs_kunit.ko where the kernel has KUnit, and the
+# selftests' exs_kern.ko) for each kernel into build/<release>/, each in its
+# own copy of the sources so the builds share no objects.
 #   build-modules.sh [KERNEL...]   (default: every supported kernel; a
 #                                   KERNEL may also be a built kernel tree)
 set -eu
@@ -16,6 +16,7 @@ for k in ${*:-$EXS_KERNELS}; do
 	dst="$top/build/$rel"
 	mkdir -p "$dst"
 	(cd "$top" && cp -u --parents Kbuild include/uapi/linux/*.h net/af_exs/*.[ch] \
+		selftests/kmod/*.c selftests/kmod/Kbuild \
 		net/af_exs/Kbuild "$dst/")
 	echo "  MODULE  $rel"
 	make -s -C "$kdir" M="$dst" W=1 modules 2>&1 | grep -v '^Skipping BTF generation' || true

@@ -12,10 +12,11 @@ cd "$top" || exit 2
 rc=0
 opts=(--strict --no-tree --quiet --terse --show-types)
 
-# The module and the uapi header.  One proto_ops is writable on purpose
+# The module, the selftests' test module and the uapi header.  One proto_ops is writable on purpose
 # (family.c: its family is a module parameter); checkpatch cannot be told
 # so per line, so CONST_STRUCT is checked here instead, for that one only.
-kfiles=$(git ls-files -co --exclude-standard -- 'net/*.[ch]' 'include/*.h' |
+kfiles=$(git ls-files -co --exclude-standard -- 'net/*.[ch]' 'include/*.h' \
+	'selftests/kmod/*.[ch]' |
 	grep -v '/trace\.h$')
 "$cp" "${opts[@]}" --ignore CONST_STRUCT -f $kfiles || rc=1
 # TRACE_EVENT()'s macro layout is the kernel's own convention, which
@@ -30,7 +31,8 @@ if [ -n "$bad" ]; then
 fi
 
 # Userspace: the same style, but with the C library's types and attributes.
-ufiles=$(git ls-files -co --exclude-standard -- 'tools/*.[ch]' 'selftests/*.[ch]')
+ufiles=$(git ls-files -co --exclude-standard -- 'tools/*.[ch]' 'selftests/*.[ch]' |
+	grep -v '^selftests/kmod/')
 "$cp" "${opts[@]}" --ignore PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO \
 	-f $ufiles || rc=1
 exit $rc
