@@ -39,7 +39,8 @@ fi
 pkgs=(build-essential kmod file bc flex bison libelf-dev libssl-dev
       qemu-system-x86 linux-image-amd64 linux-headers-amd64 "${k612[@]}"
       linux-source-6.1 sparse iproute2 rdma-core ibverbs-utils perftest
-      iperf3 sockperf redis-server redis-tools nginx wrk curl iputils-ping python3 python3-pip dkms
+      iperf3 sockperf redis-server redis-tools nginx wrk curl iputils-ping nbd-client
+      nbd-server python3 python3-pip dkms
       libmnl-dev libjansson-dev librdmacm-dev libibverbs-dev pkg-config xz-utils
       busybox-static)
 missing=()
