@@ -137,8 +137,9 @@ done
 # ...then the two-host ones, one pair at a time
 for k in $EXS_KERNELS; do
 	# a quarter of the bytes (256 MiB each way at most; make stress
-	# moves the full GiB)
-	pair="EXS_PAIR_SCALE=4 selftests/exs_pair.sh"
+	# moves the full GiB), then the in-kernel socket users
+	pair="EXS_PAIR_SCALE=4 selftests/exs_pair.sh; exs-vm-barrier pair;
+		selftests/exs_kern.sh; selftests/exs_nbd.sh"
 	vm_suite "$k-pair" "$k" 2 1G 1500 "$pair" "$pair"
 	# failed queue pairs, faults and, on the first kernel only (CI
 	# time), load and a bad link (1 MiB a case here; make stress moves

@@ -19,6 +19,7 @@
 #                     the socket layer's lookup (exs-vm-finish, fallback.c)
 #   hangs             hosts that did not finish, and hung-task reports
 #   passed, failed    the TAP results of every suite
+#   seconds           how long each boot took
 #
 # Results: build/stress/ (override with EXS_STRESS_OUT).  The sizes can be
 # scaled down for a quick look: EXS_FUZZ_CALLS, EXS_FUZZ_MSGS,
@@ -85,16 +86,19 @@ env="export $(for v in EXS_FUZZ_CALLS EXS_FUZZ_MSGS EXS_NETEM_BYTES \
 
 # run NAME KERNEL HOSTS CPUS TIMEOUT CMD [CMD]: one boot, if asked for
 run() {
-	local name=$1 k=$2 hosts=$3 cpus=$4 t=$5
+	local name=$1 k=$2 hosts=$3 cpus=$4 t=$5 t0 rc
 	shift 5
 	want "$name" || return 0
 	echo "# $name"
 	echo "$k" > "$out/$name.kernel"
+	t0=$(date +%s)
 	./selftests/vm/exs-vm --kernel "$k" --hosts "$hosts" --cpus "$cpus" \
 		--memory 2G --timeout "$t" --out "$out/$name" \
 		${append:+--append "$append"} -- "$@" \
 		> "$out/$name.log" 2>&1
-	echo "# $name: exit $?"
+	rc=$?
+	echo $(($(date +%s) - t0)) > "$out/$name.seconds"
+	echo "# $name: exit $rc after $(cat "$out/$name.seconds") s"
 }
 
 # Three boots: two hosts (pair) for the whole run, beside one host
@@ -124,10 +128,12 @@ local_boots() {
 }
 local_boots &
 # pair: the pair suite (an eighth of its bytes: 128 MiB each way took
-# 300 s here), map and netlink, load, a bad link, failed queue pairs
+# 300 s here), the in-kernel socket users (a test module, NBD), map and
+# netlink, load, a bad link, failed queue pairs
 # (rxe's packet allocations among them: slub_debug marks their cache for
 # failslab), then the faults (the last kills host b)
 pair="$env; EXS_PAIR_SCALE=8 selftests/exs_pair.sh; exs-vm-barrier pair;
+	selftests/exs_kern.sh; selftests/exs_nbd.sh; exs-vm-barrier kern;
 	selftests/exs_control.sh; exs-vm-barrier control; selftests/exs_load.sh;
 	selftests/exs_netem.sh; selftests/exs_resume.sh; selftests/exs_fault.sh"
 append="slub_debug=A,kmalloc-8k" run pair "$dk" 2 1 10800 "$pair" "$pair" &
@@ -175,6 +181,10 @@ r["settings"] = {k: os.environ[k] for k in sorted(os.environ)
 r["boots"] = {os.path.basename(f)[:-len(".kernel")]:
               os.path.basename(open(f).read().strip().rstrip("/"))
               for f in glob.glob(f"{out}/*.kernel")}
+# how long each boot took: what planning the next run needs
+r["seconds"] = {os.path.basename(f)[:-len(".seconds")]:
+                int(open(f).read().strip() or 0)
+                for f in glob.glob(f"{out}/*.seconds")}
 r["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True).stdout.strip()
 json.dump(r, open(f"{out}/stress-report.json", "w"), indent=2)
