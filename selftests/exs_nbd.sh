@@ -9,19 +9,22 @@
 # file with nbd-server; host a writes random blocks through /dev/nbd0,
 # reads them back, and b's file must then hold them.
 #
-#  - nbd-server under exs-run: the connection is set up over RDMA.  The
-#    nbd driver of Debian's 6.1 and 6.12 takes TCP and UNIX stream sockets
-#    only (nbd_get_socket(): sk_is_tcp(), since the stable backport of
-#    "nbd: verify socket is supported during setup"; AF_SMC's are refused
-#    alike), so there it must refuse the AF_EXS socket cleanly: EINVAL,
-#    its message, nothing left behind.  A driver that takes it must move
-#    the blocks over RDMA (the socket dump, with no program holding the
-#    socket: AF_EXS on RDMA; AF_EXS's byte counters and the device's
-#    packets both ways; TCP quiet);
-#  - the same server with NBD's port denied in host a's map: the connect
-#    goes to TCP at once (FallbackPolicy), the kernel takes TCP's own
-#    socket, the blocks go by TCP: how to run NBD under exs-run there;
-#  - plain nbd-server: the connect falls back (peer reject) before the
+#  - nbd-server under exs-run, nbd-client's socket made AF_EXS
+#    (EXS_PRELOAD_SKIP set empty): the connection is set up over RDMA.
+#    The nbd driver of Debian's 6.1 and 6.12 takes TCP and UNIX stream
+#    sockets only (nbd_get_socket(): sk_is_tcp(), since the stable backport
+#    of "nbd: verify socket is supported during setup"; AF_SMC's are
+#    refused alike), so there it must refuse the AF_EXS socket cleanly:
+#    EINVAL, its message, nothing left behind.  A driver that takes it
+#    must move the blocks over RDMA (the socket dump, with no program
+#    holding the socket: AF_EXS on RDMA; AF_EXS's byte counters and the
+#    device's packets both ways; TCP quiet);
+#  - exs-run nbd-client as it comes: the preload leaves nbd-client's
+#    sockets TCP's (its skip list), so NBD works under exs-run, by TCP;
+#  - NBD's port denied in host a's map: the connect goes to TCP at once
+#    (FallbackPolicy), the kernel takes TCP's own socket, the blocks go by
+#    TCP;
+#  - a plain nbd-server: the connect falls back (peer reject) before the
 #    kernel takes the socket; the blocks go by TCP, the RDMA device quiet.
 #
 # EXS_NBD_BYTES sets what a writes and reads back (16 MiB).
@@ -105,11 +108,15 @@ nbd_refused() {
 }
 
 # use NAME PORT HOW: a's half: connect through exs-run, write, read back,
-# disconnect; HOW is how the blocks must go: rdma, policy (TCP, as the
-# map says) or peer_reject (TCP, a plain server)
+# disconnect; HOW is how the blocks must go: rdma, plain (TCP: the
+# preload left the socket alone), policy (TCP, as the map says) or
+# peer_reject (TCP, a plain server).  All but plain make nbd-client's
+# socket AF_EXS (EXS_PRELOAD_SKIP empty).
 use() {
 	local name=$1 port=$2 how=$3 stat="$EXS_TMP/nbd.stat" rc
 	local segs pkts fb out in seen nfail=$EXS_NFAIL log=$(dmesg | wc -l)
+	local skip=() opens=$(exs_stat ActiveOpen)
+	[ "$how" = plain ] || skip=(env EXS_PRELOAD_SKIP=)
 	head -c "$bytes" /dev/urandom > "$EXS_TMP/blocks"
 	sha256sum < "$EXS_TMP/blocks" > "$share/$port.sha"
 	await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
@@ -117,7 +124,7 @@ use() {
 	segs=$(exs_tcp_segs)
 	pkts=$(exs_rdma_pkts)
 	fb=$(fallbacks)
-	timeout 120 exs-run nbd-client $peer4 "$port" $dev -N exs -b 4096 \
+	timeout 120 "${skip[@]}" exs-run nbd-client $peer4 "$port" $dev -N exs -b 4096 \
 		-t 60 > "$EXS_TMP/client.$port" 2>&1
 	rc=$?
 	seen=$(dumped "$port")
@@ -162,9 +169,14 @@ use() {
 			[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * bytes / 4096)) ]
 		exs_check "$name: a: TCP carried no payload" \
 			[ $(($(exs_tcp_segs) - segs)) -lt 40 ]
+	elif [ "$how" = plain ]; then
+		exs_assert "$name: a: the preload left nbd-client's socket TCP's" \
+			"[ -z '$seen' ] && [ $(exs_stat ActiveOpen) = $opens ]"
 	else
 		exs_check "$name: a: the kernel held a socket merged into TCP ($how)" \
 			[ "$seen" = "tcp $how" ]
+	fi
+	if [ "$how" != rdma ]; then
 		exs_assert "$name: a: TCP moved the blocks, AF_EXS and RDMA nothing" \
 			"[ $(($(exs_tcp_segs) - segs)) -ge $((2 * bytes / 65536)) ] &&
 			 [ $out = 0 ] && [ $in = 0 ] &&
@@ -177,7 +189,8 @@ use() {
 
 MiB=$((bytes >> 20))
 # PORT WRAP HOW NAME: HOW the blocks go, and how b's server accepted
-for c in "28001 exs-run rdma nbd-server under exs-run" \
+for c in "28001 exs-run rdma nbd-server under exs-run, nbd-client AF_EXS" \
+	 "28004 exs-run plain exs-run nbd-client as it comes" \
 	 "28002 exs-run policy its port denied in a's map" \
 	 "28003 env peer_reject plain nbd-server"; do
 	read -r port wrap how name <<< "$c"

@@ -6,7 +6,8 @@
  * becomes socket(AF_EXS, SOCK_STREAM [| flags], EXSPROTO_EXS[6]); every
  * other call, and every call while the module is not loaded, passes through
  * unchanged.  Addresses stay AF_INET/AF_INET6, so nothing else needs
- * rewriting.
+ * rewriting.  Programs that hand their socket to a kernel driver taking TCP
+ * sockets only keep TCP's (exs_skip_program()).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -14,6 +15,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <linux/af_exs.h>
 
@@ -30,6 +32,33 @@ static socket_fn next_socket(void)
 	return fn;
 }
 
+/* Does this program hand its connected socket to a kernel driver that
+ * takes TCP sockets only?  nbd-client does, to nbd, which refuses any
+ * other family (Documentation/af_exs/overview.rst, "In-kernel users"): its
+ * sockets stay TCP's, so it works under exs-run as it does without.
+ * EXS_PRELOAD_SKIP replaces the list: program names separated by spaces
+ * or colons; set but empty, every program's sockets are rewritten.
+ */
+static bool exs_skip_program(void)
+{
+	static int skip = -1;	/* worked out once; racing callers agree */
+	const char *name = program_invocation_short_name;
+	const char *list = getenv("EXS_PRELOAD_SKIP");
+	size_t len, n = strlen(name);
+	int found = 0;
+
+	if (skip >= 0)
+		return skip;
+	for (list = list ? list : "nbd-client"; *list; list += len) {
+		list += strspn(list, " :");
+		len = strcspn(list, " :");
+		if (len && len == n && !strncmp(list, name, n))
+			found = 1;
+	}
+	skip = found;
+	return skip;
+}
+
 int socket(int domain, int type, int protocol)
 {
 	socket_fn real = next_socket();
@@ -39,7 +68,8 @@ int socket(int domain, int type, int protocol)
 		errno = EAFNOSUPPORT;
 		return -1;
 	}
-	if (!exs_should_rewrite(domain, type, protocol, &proto))
+	if (!exs_should_rewrite(domain, type, protocol, &proto) ||
+	    exs_skip_program())
 		return real(domain, type, protocol);
 
 	/* read per call: the module may be loaded or unloaded at any time */
