@@ -168,10 +168,12 @@ if [ -n "$dk" ]; then
 	# under KASAN).  KUnit, the single-host cases (10 rounds of unload
 	# and load, where a round takes seconds), the fuzzers, and the socket
 	# API and data path over a looped-back RDMA device with a 32nd of the
-	# bytes (KASAN under TCG is slow).  The two-host suites, the malicious
-	# peer and allocation failures run on it in make stress.
+	# bytes (KASAN under TCG is slow), and an in-kernel socket user over
+	# that device.  The two-host suites, the malicious peer and allocation
+	# failures run on it in make stress.
 	vm_suite debug-local "$dk" 1 2G 2400 "selftests/kunit.sh;
 		EXS_UNLOAD_ROUNDS=10 selftests/exs_local.sh; selftests/exs_fuzz.sh;
+		EXS_KERN_BYTES=1048576 selftests/exs_kern.sh;
 		EXS_PAIR_SCALE=32 selftests/exs_rdma_loop.sh"
 fi
 

@@ -6,13 +6,15 @@
  * user space in between.
  *
  * Loaded with role=server, it listens on @port and serves one connection;
- * with role=client, it connects to @addr:@port.  Either way its socket is
- * of @family: AF_EXS's number (the af_exs module's "family" parameter),
- * or AF_INET for a plain TCP peer.  The client sends @bytes of a pattern
- * and the server, having checked them, sends them back to be checked.
- * The outcome is the "result" parameter: "running", then "ok BYTES" or
- * "error ERRNO STEP".  Every wait is bounded (EXS_KERN_WAIT) and ends at
- * rmmod, so a lost peer never leaves a task blocked.
+ * with role=client, it connects to @addr:@port; with role=pair, it does
+ * both, for one host talking to itself.  A socket is of @family: AF_EXS's
+ * number (the af_exs module's "family" parameter), or AF_INET for a plain
+ * TCP peer; a pair's server is of @server_family.  The client sends
+ * @bytes of a pattern and the server, having checked them, sends them
+ * back to be checked.  The outcome is the "result" parameter (a pair's
+ * server's: "server_result"): "running", then "ok BYTES" or "error ERRNO
+ * STEP".  Every wait is bounded (EXS_KERN_WAIT) and ends at rmmod, so a
+ * lost peer never leaves a task blocked.
  */
 #define pr_fmt(fmt) "exs_kern: " fmt
 
@@ -32,7 +34,7 @@
 
 static char *role = "client";
 module_param(role, charp, 0444);
-MODULE_PARM_DESC(role, "server or client");
+MODULE_PARM_DESC(role, "server, client, or pair (both)");
 static char *addr = "10.0.0.2";
 module_param(addr, charp, 0444);
 MODULE_PARM_DESC(addr, "the server's IPv4 address (client)");
@@ -42,14 +44,32 @@ MODULE_PARM_DESC(port, "the TCP port");
 static int family;
 module_param(family, int, 0444);
 MODULE_PARM_DESC(family, "AF_EXS's family number, or AF_INET");
+static int server_family;
+module_param(server_family, int, 0444);
+MODULE_PARM_DESC(server_family, "a pair's server's family (default: family)");
 static uint bytes = 1 << 20;
 module_param(bytes, uint, 0444);
 MODULE_PARM_DESC(bytes, "bytes each way");
 static char result[48] = "running";
 module_param_string(result, result, sizeof(result), 0444);
 MODULE_PARM_DESC(result, "running, ok BYTES, or error ERRNO STEP");
+static char server_result[48] = "running";
+module_param_string(server_result, server_result, sizeof(server_result),
+		    0444);
+MODULE_PARM_DESC(server_result, "a pair's server's result");
 
-static struct task_struct *exs_kern_task;
+/* one end: a server or a client, its family and where it says how it went */
+struct exs_kern_end {
+	bool			server;
+	int			family;
+	char			*result;
+	size_t			size;
+	struct task_struct	*task;
+};
+
+static struct exs_kern_end exs_kern_ends[2];
+/* a pair's client connects once its server listens (or could not) */
+static DECLARE_COMPLETION(exs_kern_listening);
 
 /* the byte at offset @i of the exchange, the same both ways */
 static u8 exs_kern_pattern(u32 i)
@@ -123,14 +143,14 @@ static int exs_kern_stream(struct socket *sock, u32 len, bool send,
 	return err;
 }
 
-static int exs_kern_socket(struct socket **sock)
+static int exs_kern_socket(int fam, struct socket **sock)
 {
-	return sock_create_kern(&init_net, family, SOCK_STREAM,
-				family == AF_INET ? IPPROTO_TCP : EXSPROTO_EXS,
+	return sock_create_kern(&init_net, fam, SOCK_STREAM,
+				fam == AF_INET ? IPPROTO_TCP : EXSPROTO_EXS,
 				sock);
 }
 
-static int exs_kern_server(const char **step)
+static int exs_kern_server(int fam, const char **step)
 {
 	struct sockaddr_in sin = {
 		.sin_family	= AF_INET,
@@ -141,17 +161,18 @@ static int exs_kern_server(const char **step)
 	int err;
 
 	*step = "socket";
-	err = exs_kern_socket(&lsock);
+	err = exs_kern_socket(fam, &lsock);
 	if (err)
-		return err;
-	sock_set_reuseaddr(lsock->sk);
+		goto out_listening;
 	*step = "bind";
 	err = kernel_bind(lsock, (struct sockaddr *)&sin, sizeof(sin));
 	if (!err) {
 		*step = "listen";
 		err = kernel_listen(lsock, 8);
 	}
-	*step = "accept";
+	complete(&exs_kern_listening);
+	if (!err)
+		*step = "accept";
 	while (!err) {
 		err = kernel_accept(lsock, &sock, O_NONBLOCK);
 		if (err != -EAGAIN)
@@ -180,9 +201,13 @@ static int exs_kern_server(const char **step)
 	}
 	sock_release(lsock);
 	return err;
+
+out_listening:
+	complete(&exs_kern_listening);
+	return err;
 }
 
-static int exs_kern_client(const char **step)
+static int exs_kern_client(int fam, const char **step)
 {
 	struct sockaddr_in sin = {
 		.sin_family	= AF_INET,
@@ -195,7 +220,7 @@ static int exs_kern_client(const char **step)
 	if (!in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
 		return -EINVAL;
 	*step = "socket";
-	err = exs_kern_socket(&sock);
+	err = exs_kern_socket(fam, &sock);
 	if (err)
 		return err;
 	*step = "connect";
@@ -212,22 +237,21 @@ static int exs_kern_client(const char **step)
 	return err;
 }
 
-static int exs_kern_run(void *unused)
+static int exs_kern_run(void *arg)
 {
-	bool server = !strcmp(role, "server");
-	const char *step = "role";
+	struct exs_kern_end *end = arg;
+	const char *step;
 	int err;
 
-	if (!server && strcmp(role, "client"))
-		err = -EINVAL;
-	else
-		err = server ? exs_kern_server(&step) : exs_kern_client(&step);
-	if (err)
-		pr_info("%s: %s failed: %d\n", role, step, err);
-	if (err)
-		snprintf(result, sizeof(result), "error %d %s", err, step);
-	else
-		snprintf(result, sizeof(result), "ok %u", bytes);
+	err = end->server ? exs_kern_server(end->family, &step) :
+			    exs_kern_client(end->family, &step);
+	if (err) {
+		pr_info("%s: %s failed: %d\n", end->server ? "server" : "client",
+			step, err);
+		snprintf(end->result, end->size, "error %d %s", err, step);
+	} else {
+		snprintf(end->result, end->size, "ok %u", bytes);
+	}
 
 	/* kthread_stop() wants us still here */
 	while (!kthread_should_stop()) {
@@ -239,18 +263,65 @@ static int exs_kern_run(void *unused)
 	return 0;
 }
 
+static int exs_kern_start(struct exs_kern_end *end, bool server, int fam,
+			  char *res, size_t size)
+{
+	if (fam != AF_INET && (fam <= AF_INET6 || fam >= AF_MAX))
+		return -EINVAL;
+	end->server = server;
+	end->family = fam;
+	end->result = res;
+	end->size = size;
+	end->task = kthread_run(exs_kern_run, end, "exs_kern_%s",
+				server ? "server" : "client");
+	if (IS_ERR(end->task)) {
+		int err = PTR_ERR(end->task);
+
+		end->task = NULL;
+		return err;
+	}
+	return 0;
+}
+
+static void exs_kern_stop(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(exs_kern_ends); i++)
+		if (exs_kern_ends[i].task)
+			kthread_stop(exs_kern_ends[i].task);
+}
+
 static int __init exs_kern_init(void)
 {
-	if (!port || (family != AF_INET && family <= AF_INET6) ||
-	    family >= AF_MAX || !bytes)
+	int err;
+
+	if (!port || !bytes)
 		return -EINVAL;
-	exs_kern_task = kthread_run(exs_kern_run, NULL, "exs_kern");
-	return PTR_ERR_OR_ZERO(exs_kern_task);
+	if (!strcmp(role, "server"))
+		return exs_kern_start(&exs_kern_ends[0], true, family, result,
+				      sizeof(result));
+	if (!strcmp(role, "client"))
+		return exs_kern_start(&exs_kern_ends[0], false, family,
+				      result, sizeof(result));
+	if (strcmp(role, "pair"))
+		return -EINVAL;
+	err = exs_kern_start(&exs_kern_ends[0], true,
+			     server_family ?: family, server_result,
+			     sizeof(server_result));
+	if (err)
+		return err;
+	wait_for_completion(&exs_kern_listening);
+	err = exs_kern_start(&exs_kern_ends[1], false, family, result,
+			     sizeof(result));
+	if (err)
+		exs_kern_stop();
+	return err;
 }
 
 static void __exit exs_kern_exit(void)
 {
-	kthread_stop(exs_kern_task);
+	exs_kern_stop();
 }
 
 module_init(exs_kern_init);
