@@ -41,6 +41,9 @@ map() {
 tcp_at_once() {
 	local name=$1 port=$2 fb rdma pkts
 	if [ "$host" = a ]; then
+		# the last case's connection may still be closing and
+		# parking: its packets are not this case's
+		exs_rdma_quiet 30
 		fb=$(exs_stat FallbackPolicy)
 		rdma=$(exs_stat ConnectRdma)
 		pkts=$(exs_rdma_pkts)

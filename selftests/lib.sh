@@ -244,6 +244,20 @@ exs_rdma_pkts() {
 	exs_rdma_stat sent_pkts rcvd_pkts
 }
 
+# exs_rdma_quiet SECONDS: until the RDMA devices sent and received nothing
+# for a second (a finished connection's close and park may still be on
+# the wire), for SECONDS at most: before a case that asserts it sends none
+exs_rdma_quiet() {
+	local end=$((SECONDS + $1)) p
+
+	p=$(exs_rdma_pkts)
+	while sleep 1; do
+		[ "$(exs_rdma_pkts)" = "$p" ] && return 0
+		[ "$SECONDS" -lt "$end" ] || return 1
+		p=$(exs_rdma_pkts)
+	done
+}
+
 # exs_tracefs: the tracing directory, mounted if it is not yet (a suite's
 # tracepoints, function tracer or kprobes); fails when there is none
 exs_tracefs() {
