@@ -111,6 +111,13 @@ kern_case() {
 # both ends on this host count both ends' bytes
 ends=${#host}
 
+# tcp_carried NAME: the last case's bytes went by TCP, none by AF_EXS
+tcp_carried() {
+	exs_assert "$1: $host: TCP carried the bytes, RDMA nothing" \
+		"[ $KERN_SEGS -ge $((2 * bytes / 65536)) ] && [ $KERN_OUT = 0 ] &&
+		 [ $KERN_IN = 0 ]"
+}
+
 name="AF_EXS client, AF_EXS server"
 kern_case "$name" 29001 $exs $exs
 is a && exs_check "$name: $host: the client connected over RDMA" \
@@ -127,17 +134,13 @@ name="AF_EXS client, plain TCP server"
 kern_case "$name" 29002 $inet $exs
 is a && exs_check "$name: $host: the connect fell back, peer reject" \
 	[ "$(exs_stat_delta "$KERN_STAT" FallbackPeerReject)" = 1 ]
-exs_assert "$name: $host: TCP carried the bytes, RDMA nothing" \
-	"[ $KERN_SEGS -ge $((2 * bytes / 65536)) ] && [ $KERN_OUT = 0 ] &&
-	 [ $KERN_IN = 0 ]"
+tcp_carried "$name"
 
 name="plain TCP client, AF_EXS server"
 kern_case "$name" 29003 $exs $inet
 is b && exs_check "$name: $host: kernel_accept() wrapped the TCP child (AcceptKernel)" \
 	[ "$(exs_stat_delta "$KERN_STAT" AcceptKernel)" = 1 ]
-exs_assert "$name: $host: TCP carried the bytes, RDMA nothing" \
-	"[ $KERN_SEGS -ge $((2 * bytes / 65536)) ] && [ $KERN_OUT = 0 ] &&
-	 [ $KERN_IN = 0 ]"
+tcp_carried "$name"
 exs_check "$host: no AF_EXS socket left behind" \
 	exs_wait_until 30 exs_no_sockets
 
