@@ -12,9 +12,10 @@ cd "$top" || exit 2
 rc=0
 opts=(--strict --no-tree --quiet --terse --show-types)
 
-# The module, the selftests' test module and the uapi header.  One proto_ops is writable on purpose
-# (family.c: its family is a module parameter); checkpatch cannot be told
-# so per line, so CONST_STRUCT is checked here instead, for that one only.
+# The module, the selftests' test module and the uapi header.  One
+# proto_ops is writable on purpose (family.c: its family is a module
+# parameter); checkpatch cannot be told so per line, so CONST_STRUCT is
+# checked here instead, for that one only.
 kfiles=$(git ls-files -co --exclude-standard -- 'net/*.[ch]' 'include/*.h' \
 	'selftests/kmod/*.[ch]' |
 	grep -v '/trace\.h$')
