@@ -54,10 +54,6 @@ trap 'nbd-client -d $dev >/dev/null 2>&1; exs_cleanup' EXIT
 # to TCP; the debug kernel sets up an RDMA connection in seconds
 exs_sysctl net.exs.neg_cache_ttl_ms=0 net.exs.connect_timeout_ms=30000
 
-fallbacks() {
-	awk '$1 ~ /^Fallback/ { n += $2 } END { print n + 0 }' /proc/net/exs_stat
-}
-
 # the kernel's socket to PORT in the dump: "TRANSPORT FALLBACK", or nothing
 dumped() {
 	exsconfig -j sockets 2>/dev/null | python3 -c 'import json, sys
@@ -128,7 +124,7 @@ use() {
 	exs_stat_save "$stat"
 	segs=$(exs_tcp_segs)
 	pkts=$(exs_rdma_pkts)
-	fb=$(fallbacks)
+	fb=$(exs_fallbacks)
 	timeout 120 "${skip[@]}" exs-run nbd-client $peer4 "$port" $dev -N exs -b 4096 \
 		-t 60 > "$EXS_TMP/client.$port" 2>&1
 	rc=$?
@@ -167,7 +163,7 @@ use() {
 			[ "$seen" = "rdma -" ]
 		exs_assert "$name: a: connected over RDMA, never fell back" \
 			"[ $(exs_stat_delta "$stat" ConnectRdma) -ge 1 ] &&
-			 [ $(fallbacks) -eq $fb ]"
+			 [ $(exs_fallbacks) -eq $fb ]"
 		exs_assert "$name: a: AF_EXS moved the blocks both ways ($out out, $in in)" \
 			"[ $out -ge $bytes ] && [ $in -ge $bytes ]"
 		exs_check "$name: a: the RDMA device carried them" \

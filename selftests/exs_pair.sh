@@ -142,10 +142,6 @@ late_ready() {
 }
 late_ready
 
-fallbacks() {
-	awk '$1 ~ /^Fallback/ { n += $2 } END { print n + 0 }' /proc/net/exs_stat
-}
-
 # unmodified_run NAME "SERVER CMD" "CLIENT CMD": both under exs-run
 unmodified_run() {
 	local name=$1 server=$2 client=$3 port=$4
@@ -161,14 +157,14 @@ unmodified_run() {
 	else
 		local rdma fb pkts
 		rdma=$(exs_stat ConnectRdma)
-		fb=$(fallbacks)
+		fb=$(exs_fallbacks)
 		pkts=$(exs_rdma_pkts)
 		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
 		exs_run "$name" exs-run bash -c "$client"
 		done_ "$name"
 		exs_assert "$name: the client connected over RDMA, never fell back" \
 			'[ $(($(exs_stat ConnectRdma) - rdma)) -ge 1 ] &&
-			[ "$(fallbacks)" -eq "$fb" ] &&
+			[ "$(exs_fallbacks)" -eq "$fb" ] &&
 			[ $(($(exs_rdma_pkts) - pkts)) -ge 100 ]'
 	fi
 }

@@ -174,6 +174,11 @@ exs_rdma_stat() {
 		     END { print n + 0 }'
 }
 
+# exs_fallbacks: every fallback this host counted, whatever its reason
+exs_fallbacks() {
+	awk '$1 ~ /^Fallback/ { n += $2 } END { print n + 0 }' /proc/net/exs_stat
+}
+
 # exs_stat_line: the non-zero counters on one line, for a failure's detail
 exs_stat_line() {
 	awk '$2 != 0 { printf "%s %s ", $1, $2 }' /proc/net/exs_stat 2>/dev/null
