@@ -37,16 +37,16 @@ map() {
 }
 
 # tcp_at_once NAME PORT: a connect the policy sends to TCP, with no RDMA
-# attempt (the RDMA device sends nothing), counted as FallbackPolicy
+# attempt (the CM sends no REQ), counted as FallbackPolicy.  Not the
+# device's packets: a queue pair the cases before parked ends when its
+# idle time runs out (10 s, b's 20 s), and on the debug kernel that came
+# inside this case, after a quiet second.
 tcp_at_once() {
-	local name=$1 port=$2 fb rdma pkts
+	local name=$1 port=$2 fb rdma reqs
 	if [ "$host" = a ]; then
-		# the last case's connection may still be closing and
-		# parking: its packets are not this case's
-		exs_rdma_quiet 30
 		fb=$(exs_stat FallbackPolicy)
 		rdma=$(exs_stat ConnectRdma)
-		pkts=$(exs_rdma_pkts)
+		reqs=$(exs_cm_reqs)
 	fi
 	pair_xfer "$name" "$port" "-x -n 100000" "-x -a $peer4 -e inet -n 100000"
 	[ "$host" = a ] || return
@@ -54,7 +54,7 @@ tcp_at_once() {
 		[ $(($(exs_stat FallbackPolicy) - fb)) -eq 1 ]
 	exs_assert "$name: no RDMA attempt" \
 		'[ "$(exs_stat ConnectRdma)" -eq "$rdma" ] &&
-		[ "$(exs_rdma_pkts)" -eq "$pkts" ]'
+		[ "$(exs_cm_reqs)" -eq "$reqs" ]'
 }
 
 # ---- the map and the policy decide connect() -------------------------------
