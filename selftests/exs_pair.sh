@@ -97,24 +97,38 @@ fi
 # of another kind).  Twice: on a new queue pair, and on it parked, where
 # a's OPEN awaits the READY.  a's ring size is this case's own, so that
 # queue pairs parked by the cases before stay out of it.
-late_sends() {	# late_sends DEV: delay DEV's RoCEv2 RC SENDs by 2.5 s
-	tc qdisc add dev "$1" root handle 1: prio bands 3 \
+# roce_netem DEV NETEM [MATCH...]: netem NETEM on what DEV sends to
+# RoCEv2's UDP port that u32's MATCH also matches, the rest untouched
+roce_netem() {
+	local dev=$1 netem=$2
+
+	shift 2
+	tc qdisc add dev "$dev" root handle 1: prio bands 3 \
 		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
-	tc qdisc add dev "$1" parent 1:3 handle 30: netem delay 2500ms &&
-	tc filter add dev "$1" parent 1: protocol ip prio 1 u32 \
+	tc qdisc add dev "$dev" parent 1:3 handle 30: netem $netem &&
+	tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
 		match ip protocol 17 0xff match ip dport 4791 0xffff \
-		match u8 4 0xff at 28 flowid 1:3
+		"$@" flowid 1:3
+}
+# roce_netem_works: both hosts find the same (the debug kernel has no tc
+# prio or u32)
+roce_netem_works() {
+	local ok
+
+	ip link add exs-tc type dummy
+	roce_netem exs-tc "delay 1ms" 2>/dev/null
+	ok=$?
+	ip link del exs-tc
+	return $ok
+}
+late_sends() {	# late_sends DEV: delay DEV's RoCEv2 RC SENDs by 2.5 s
+	roce_netem "$1" "delay 2500ms" match u8 4 0xff at 28
 }
 parked_since() { [ $(($(exs_stat Parked) - $1)) -ge 1 ]; }
 late_ready() {
 	local name="the peer's READY comes after connect_timeout_ms" port=21011
-	local n=0 ok acc_rdma acc_reuse rdma reuse parked timeouts
-	# both hosts find the same: no tc prio or u32 (the debug kernel)
-	ip link add exs-tc type dummy
-	late_sends exs-tc 2>/dev/null
-	ok=$?
-	ip link del exs-tc
-	[ "$ok" = 0 ] || { exs_skip "$name" "no tc prio, netem or u32"; return; }
+	local n=0 acc_rdma acc_reuse rdma reuse parked timeouts
+	roce_netem_works || { exs_skip "$name" "no tc prio, netem or u32"; return; }
 	if [ "$host" = b ]; then
 		acc_rdma=$(exs_stat AcceptRdma) acc_reuse=$(exs_stat AcceptReuse)
 		late_sends exs0
@@ -141,6 +155,79 @@ late_ready() {
 		[ "$(exs_stat FallbackTimeout)" -eq "$timeouts" ]'
 }
 late_ready
+
+# timed_out NAME STAT STEP: since exs_stat_save STAT, the module logged a
+# connect to b that timed out at STEP
+timed_out() {
+	exs_check "$1" grep -q "connect to ::ffff:$peer4 timed out: $3" \
+		<<< "$(exs_module_said "$2")"
+}
+
+# A peer whose RDMA never answers (a firewall that drops RoCE, say): tc
+# drops every RoCEv2 packet a sends, so its REQ goes nowhere.  a's
+# connect must go to TCP at connect_timeout_ms (1 s here), counted as
+# FallbackTimeout, and the module's log must say the REQ had no REP.
+# No negative-cache entry outlives the case; a ring size of its own
+# keeps parked queue pairs out of it.
+no_rep() {
+	local name="the peer's RDMA never answers: TCP after connect_timeout_ms"
+	local port=21012 stat=$EXS_TMP/no_rep.stat timeouts
+
+	roce_netem_works || { exs_skip "$name" "no tc prio, netem or u32"; return; }
+	if [ "$host" = b ]; then
+		pair_xfer "$name" $port "-x -e inet -n 100000"
+		return
+	fi
+	exs_stat_save "$stat"
+	timeouts=$(exs_stat FallbackTimeout)
+	exs_sysctl net.exs.connect_timeout_ms=1000 net.exs.neg_cache_ttl_ms=0 \
+		net.exs.ring_size=65536
+	roce_netem exs0 "loss 100%"
+	pair_xfer "$name" $port "" "-x -a $peer4 -e inet -n 100000"
+	tc qdisc del dev exs0 root
+	exs_sysctl_restore
+	exs_check "$name: a: counted as FallbackTimeout" \
+		[ $(($(exs_stat FallbackTimeout) - timeouts)) -eq 1 ]
+	timed_out "$name: a: the module says its REQ had no REP" "$stat" \
+		"REQ sent, no REP"
+}
+no_rep
+
+# A READY that never comes: tc drops the RC SENDs both hosts send (READY
+# and the other control messages), the CM's handshake passing.  a's
+# connect goes to TCP at connect_timeout_ms, counted as FallbackTimeout,
+# and the log says it had no READY.  b answered the REQ, so b runs
+# AF_EXS: no negative-cache entry, and the next connect, once the link is
+# clean again, is RDMA.
+no_ready() {
+	local name="the peer's READY never comes: TCP, the next connect RDMA"
+	local port=21013 stat=$EXS_TMP/no_ready.stat timeouts rdma cached
+
+	roce_netem_works || { exs_skip "$name" "no tc prio, netem or u32"; return; }
+	if [ "$host" = b ]; then
+		roce_netem exs0 "loss 100%" match u8 4 0xff at 28
+		pair_xfer "$name" $port "-x -e inet -n 100000"
+		tc qdisc del dev exs0 root
+		pair_xfer "$name: again" $port "-x -e exs -n 100000"
+		return
+	fi
+	exs_stat_save "$stat"
+	timeouts=$(exs_stat FallbackTimeout) rdma=$(exs_stat ConnectRdma)
+	cached=$(exs_stat FallbackNegCache)
+	exs_sysctl net.exs.connect_timeout_ms=3000 net.exs.ring_size=32768
+	roce_netem exs0 "loss 100%" match u8 4 0xff at 28
+	pair_xfer "$name" $port "" "-x -a $peer4 -e inet -n 100000"
+	tc qdisc del dev exs0 root
+	timed_out "$name: a: the module says it had no READY" "$stat" \
+		"connected, no READY"
+	pair_xfer "$name: again" $port "" "-x -a $peer4 -e exs -n 100000"
+	exs_sysctl_restore
+	exs_assert "$name: a: one FallbackTimeout, then RDMA, not the negative cache" \
+		'[ $(($(exs_stat FallbackTimeout) - timeouts)) -eq 1 ] &&
+		[ $(($(exs_stat ConnectRdma) - rdma)) -eq 1 ] &&
+		[ "$(exs_stat FallbackNegCache)" -eq "$cached" ]'
+}
+no_ready
 
 # unmodified_run NAME "SERVER CMD" "CLIENT CMD": both under exs-run
 unmodified_run() {

@@ -1218,6 +1218,32 @@ static bool exs_conn_answer_late(struct exs_conn *conn)
 	return true;
 }
 
+/* A connector's attempt ran out of time.  Which step it was waiting for
+ * tells a silent peer (no REP) from a link that cannot reach the node
+ * (no address): say it, as TCP's SYN timeouts cannot.  Under conn->lock.
+ */
+static void exs_connect_timed_out(struct exs_conn *conn)
+{
+	static const char * const stage[] = {
+		[EXS_STAGE_ADDR]	= "resolving the address",
+		[EXS_STAGE_ROUTE]	= "resolving the route",
+		[EXS_STAGE_REP]		= "REQ sent, no REP",
+		[EXS_STAGE_READY]	= "connected, no READY",
+	};
+	u8 at = READ_ONCE(conn->stage);
+
+	if (!conn->reason)
+		conn->reason = EXS_FALLBACK_TIMEOUT;
+	/* a peer that answered the REQ runs AF_EXS: slow, not absent, so
+	 * no negative-cache entry
+	 */
+	if (at == EXS_STAGE_READY)
+		conn->transient = true;
+	pr_info_ratelimited("connect to %pI6c timed out: %s\n", &conn->node,
+			    stage[at]);
+	__exs_conn_abort(conn, -ETIMEDOUT, false);
+}
+
 /* One timer, six deadlines: a connector's RDMA attempt still connecting
  * (a child's is the CM's), an established one whose peer never said
  * READY, a resume (resume.c), a closed socket's last bytes, its peer's
@@ -1249,13 +1275,13 @@ static void exs_conn_timeout_work(struct work_struct *work)
 		exs_conn_arm_timeout(conn,
 				     msecs_to_jiffies(exs_connect_timeout_ms(conn->net)));
 	} else if (conn->state == EXS_CONN_CONNECTING) {
-		if (!conn->reason)
-			conn->reason = EXS_FALLBACK_TIMEOUT;
-		__exs_conn_abort(conn, -ETIMEDOUT, false);
+		exs_connect_timed_out(conn);
 	} else if (conn->state == EXS_CONN_ESTABLISHED && !conn->announced) {
 		/* the peer may hold it already if only its READY is late */
-		if (conn->orphan || !exs_conn_answer_late(conn))
+		if (conn->orphan || conn->passive)
 			__exs_conn_abort(conn, -ETIMEDOUT, false);
+		else if (!exs_conn_answer_late(conn))
+			exs_connect_timed_out(conn);
 	} else if (conn->orphan) {
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
 	}

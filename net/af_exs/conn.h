@@ -80,6 +80,14 @@ enum exs_conn_state {
 	EXS_CONN_CLOSED,	/* failed, reset or disconnected */
 };
 
+/* How far a connector got: what its timeout names in the log */
+enum exs_connect_stage {
+	EXS_STAGE_ADDR,		/* resolving the node's address */
+	EXS_STAGE_ROUTE,	/* resolving the route */
+	EXS_STAGE_REP,		/* REQ sent */
+	EXS_STAGE_READY,	/* connected (or OPEN sent): READY awaited */
+};
+
 /* reuse.c: where a connection stands towards reuse */
 enum exs_park_state {
 	EXS_PARK_NONE,		/* in use */
@@ -163,6 +171,7 @@ struct exs_conn {
 
 	u8			state;		/* enum exs_conn_state */
 	u8			reason;		/* enum exs_fallback_reason */
+	u8			stage;		/* connector: enum exs_connect_stage */
 	int			err;		/* how it ended, if with an error */
 	bool			passive;	/* accepted, not connected */
 	bool			transient;	/* refused, but not for good */

@@ -142,10 +142,12 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		WRITE_ONCE(conn->stage, EXS_STAGE_ROUTE);
 		if (rdma_resolve_route(id, timeout))
 			exs_connect_fail(conn, EXS_FALLBACK_NO_DEVICE);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		WRITE_ONCE(conn->stage, EXS_STAGE_REP);
 		err = exs_connect_route_resolved(conn);
 		if (err)
 			exs_connect_fail(conn, err == -ENOMEM ?
@@ -153,6 +155,7 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 					 EXS_FALLBACK_NO_DEVICE);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		WRITE_ONCE(conn->stage, EXS_STAGE_READY);
 		err = exs_connect_established(conn, id, ev);
 		if (err)
 			exs_connect_fail(conn, err == -EPROTONOSUPPORT ?
@@ -242,6 +245,7 @@ static int exs_connect_reopen(struct exs_sock *exs, struct exs_conn *conn,
 
 	spin_lock_bh(&conn->lock);
 	exs_conn_renew(conn);
+	WRITE_ONCE(conn->stage, EXS_STAGE_READY);
 	conn->owner = exs;
 	conn->on_connect = exs_connect_event;
 	conn->inline_max = min_t(u32, READ_ONCE(exs->inline_max),
