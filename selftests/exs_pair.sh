@@ -229,6 +229,28 @@ no_ready() {
 }
 no_ready
 
+# A node that answers ARP late: b ignores a's ARP requests for 6 s, so
+# a's neighbour entry for b, flushed, fails after its three probes (3 s).  a's address resolution tries again every half second
+# (connect.c, EXS_RESOLVE_TRY_MS), soliciting each time, so once b
+# answers the connect goes RDMA, long before connect_timeout_ms (30 s
+# here); one try of the whole timeout would sleep until it, the entry
+# failed, and then fall back.
+arp_late() {
+	local name="the node answers ARP 6 s late: still RDMA" restore
+
+	if [ "$host" = b ]; then
+		sysctl -qw net.ipv4.conf.exs0.arp_ignore=8
+		(sleep 6; sysctl -qw net.ipv4.conf.exs0.arp_ignore=0) &
+		restore=$!
+		ready "$name: ARP ignored"
+	else
+		await_ready "$name: ARP ignored" && ip neigh flush dev exs0
+	fi
+	rdma_xfer "$name" 21014 "$(kib 1024)" "-x" "-x -a $peer4"
+	[ "$host" = b ] && wait "$restore"
+}
+arp_late
+
 # unmodified_run NAME "SERVER CMD" "CLIENT CMD": both under exs-run
 unmodified_run() {
 	local name=$1 server=$2 client=$3 port=$4

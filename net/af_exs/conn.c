@@ -127,6 +127,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	INIT_WORK(&conn->hw_work, exs_conn_hw_work);
 	INIT_WORK(&conn->qp_event_work, exs_qp_event_work);
 	INIT_WORK(&conn->resume_work, exs_resume_work);
+	INIT_WORK(&conn->resolve_work, exs_connect_resolve_work);
 	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
 	INIT_DELAYED_WORK(&conn->watch_work, exs_watch_work);
 	init_completion(&conn->abort_done);
@@ -1158,10 +1159,12 @@ static void exs_conn_hw_work(struct work_struct *work)
 		/* after this no rdma_cm handler builds anything on the conn */
 		if (conn->id)
 			rdma_lock_handler(conn->id);
-		conn->torn_down = true;
+		WRITE_ONCE(conn->torn_down, true);
 		if (conn->id)
 			rdma_unlock_handler(conn->id);
 		cancel_delayed_work_sync(&conn->timeout_work);
+		if (cancel_work_sync(&conn->resolve_work))
+			exs_conn_put(conn);
 		exs_conn_hw_release(conn, true);
 	}
 

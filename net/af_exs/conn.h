@@ -219,6 +219,7 @@ struct exs_conn {
 	struct rdma_cm_id	*old_id;	/* the failed QP's, until gone */
 	struct rdma_cm_id	*resume_id;	/* acceptor: the REQ to accept */
 	struct work_struct	resume_work;
+	struct work_struct	resolve_work;	/* connect.c: another try */
 	unsigned long		timeout_at;	/* when timeout_work may act */
 	struct list_head	park_node;	/* exs_parked */
 	/* the peer's RDMA node: where a connector connects (and parks for),
@@ -358,6 +359,7 @@ int exs_rdma_open_child(struct exs_conn *conn,
 int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id);
 
 /* connect.c */
+void exs_connect_resolve_work(struct work_struct *work);
 int exs_connect_resume(struct exs_conn *conn);
 
 /* resume.c */

@@ -26,6 +26,22 @@
 #include "ring.h"
 #include "trace.h"
 
+/* How long one try at resolving the node's address (ARP, ND) waits.
+ * rdma_resolve_ip() sends the solicitation before it queues the request
+ * that the answer's neighbour update wakes: an answer in between is
+ * missed, and the request sleeps out its whole timeout before it looks
+ * again (6.1 and 6.12; first connects on loaded emulated hosts lost
+ * their 30 s that way).  Short tries bound it, and each try solicits
+ * again, even after the neighbour failed; the connect deadline bounds
+ * them all.
+ */
+#define EXS_RESOLVE_TRY_MS	500
+
+static int exs_resolve_try_ms(const struct net *net)
+{
+	return min(exs_connect_timeout_ms(net), EXS_RESOLVE_TRY_MS);
+}
+
 /* rdma_cm told us how the attempt ended; under conn->lock.  The connect
  * work settles the socket and wakes whoever waits (exs_connect_settle()).
  */
@@ -129,6 +145,35 @@ static enum exs_fallback_reason exs_reject_reason(struct exs_conn *conn,
 	       EXS_FALLBACK_PEER_REJECT;
 }
 
+/* Resolve the node's address once more, out of rdma_cm's handler: a new
+ * resolve cancels the last one synchronously, and the last one's work is
+ * what runs the handler.  The id keeps its source (and port) and is back
+ * in the state a resolve starts from.  The teardown sets torn_down under
+ * the handler's lock, then waits for this work before it destroys the id.
+ */
+void exs_connect_resolve_work(struct work_struct *work)
+{
+	struct exs_conn *conn = container_of(work, struct exs_conn,
+					     resolve_work);
+	struct rdma_cm_id *id = READ_ONCE(conn->id);
+	struct sockaddr_storage node;
+
+	if (!READ_ONCE(conn->torn_down) && id) {
+		memcpy(&node, &id->route.addr.dst_addr, sizeof(node));
+		if (rdma_resolve_addr(id, NULL, (struct sockaddr *)&node,
+				      exs_resolve_try_ms(conn->net)))
+			exs_connect_fail(conn, EXS_FALLBACK_NO_DEVICE);
+	}
+	exs_conn_put(conn);
+}
+
+static void exs_connect_resolve_again(struct exs_conn *conn)
+{
+	refcount_inc(&conn->ref);
+	if (!queue_work(exs_wq, &conn->resolve_work))
+		refcount_dec(&conn->ref);	/* queued: never the last */
+}
+
 static int exs_connect_handler(struct rdma_cm_id *id,
 			       struct rdma_cm_event *ev)
 {
@@ -167,6 +212,15 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 		exs_connect_fail(conn, exs_reject_reason(conn, ev));
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
+		/* a connect's try ran out (EXS_RESOLVE_TRY_MS): the next one.
+		 * A resume resolves once, for the whole connect timeout: its
+		 * peer was just there.
+		 */
+		if (ev->status == -ETIMEDOUT && !conn->resume)
+			exs_connect_resolve_again(conn);
+		else
+			exs_connect_fail(conn, EXS_FALLBACK_NO_DEVICE);
+		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 		exs_connect_fail(conn, EXS_FALLBACK_NO_DEVICE);
 		break;
@@ -331,7 +385,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	/* the peer's RDMA address; the REQ carries its TCP one */
 	err = exs_connect_resolve(id, conn->self.sport,
 				  (struct sockaddr *)&node,
-				  exs_connect_timeout_ms(net));
+				  exs_resolve_try_ms(net));
 	if (err) {
 		conn->owner = NULL;
 		rdma_destroy_id(id);
