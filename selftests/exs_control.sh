@@ -108,6 +108,26 @@ pair_xfer "an RDMA address nobody has: TCP" 23007 "-x -n 100000" \
 [ "$host" = a ] && exs_check "an RDMA address nobody has: counted as FallbackNoDevice" \
 	[ $(($(exs_stat FallbackNoDevice) - nodev)) -eq 1 ]
 
+# one on the link that nobody answers ARP for: the resolution tries
+# every half second until connect_timeout_ms, then the socket goes to TCP
+# (FallbackTimeout) and the module says where it stood
+name="an RDMA address that does not answer: TCP at connect_timeout_ms"
+if [ "$host" = a ]; then
+	map "$peer4 10.0.1.99"
+	exs_stat_save "$EXS_TMP/silent.stat"
+	timeouts=$(exs_stat FallbackTimeout)
+	exs_sysctl net.exs.connect_timeout_ms=2000
+fi
+pair_xfer "$name" 23012 "-x -n 100000" "-x -a $peer4 -e inet -n 100000"
+if [ "$host" = a ]; then
+	exs_sysctl_restore
+	exs_check "$name: counted as FallbackTimeout" \
+		[ $(($(exs_stat FallbackTimeout) - timeouts)) -eq 1 ]
+	exs_check "$name: the module says it was resolving the address" \
+		grep -q "connect to ::ffff:10.0.1.99 timed out: resolving the address" \
+		<<< "$(exs_module_said "$EXS_TMP/silent.stat")"
+fi
+
 # reloads and policy changes during a transfer: the connection never
 # notices (the map is read at connect() only)
 if [ "$host" = a ]; then
