@@ -159,8 +159,7 @@ late_ready
 # timed_out NAME STAT STEP: since exs_stat_save STAT, the module logged a
 # connect to b that timed out at STEP
 timed_out() {
-	exs_check "$1" grep -q "connect to ::ffff:$peer4 timed out: $3" \
-		<<< "$(exs_module_said "$2")"
+	exs_module_logged "$1" "$2" "connect to ::ffff:$peer4 timed out: $3"
 }
 
 # A peer whose RDMA never answers (a firewall that drops RoCE, say): tc
@@ -230,11 +229,12 @@ no_ready() {
 no_ready
 
 # A node that answers ARP late: b ignores a's ARP requests for 6 s, so
-# a's neighbour entry for b, flushed, fails after its three probes (3 s).  a's address resolution tries again every half second
-# (connect.c, EXS_RESOLVE_TRY_MS), soliciting each time, so once b
-# answers the connect goes RDMA, long before connect_timeout_ms (30 s
-# here); one try of the whole timeout would sleep until it, the entry
-# failed, and then fall back.
+# a's neighbour entry for b, flushed, fails after its three probes (3 s).
+# a's address resolution tries again every half second (connect.c,
+# EXS_RESOLVE_TRY_MS), soliciting each time, so once b answers the
+# connect goes RDMA, long before connect_timeout_ms (30 s here); one try
+# of the whole timeout would sleep until it, the entry failed, and then
+# fall back.
 arp_late() {
 	local name="the node answers ARP 6 s late: still RDMA" restore
 

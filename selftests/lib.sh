@@ -223,6 +223,12 @@ exs_module_said() {
 		head -n 5 | sed 's/^/#   kernel: /'
 }
 
+# exs_module_logged NAME STAT TEXT: one test, that the module logged
+# TEXT since exs_stat_save STAT
+exs_module_logged() {
+	exs_check "$1" grep -q "$3" <<< "$(exs_module_said "$2")"
+}
+
 # exs_explain_failures STAT NFAIL: when tests failed since EXS_NFAIL was
 # NFAIL, print the counters that moved since STAT was saved, and what the
 # module logged meanwhile
