@@ -20,6 +20,8 @@
 #   hangs             hosts that did not finish, and hung-task reports
 #   passed, failed    the TAP results of every suite
 #   seconds           how long each boot took
+#   ran               the commit and time each boot ran at
+#   sources           the key of the sources the boots ran (resume, below)
 #
 # Results: build/stress/ (override with EXS_STRESS_OUT).  The sizes can be
 # scaled down for a quick look: EXS_FUZZ_CALLS, EXS_FUZZ_MSGS,
@@ -27,10 +29,13 @@
 # EXS_LOAD_CONN_ROUNDS,
 # EXS_UNLOAD_ROUNDS, EXS_NOMEM_ROUNDS (EXS_NOMEM_TASKS=0 leaves out
 # exs_nomem.sh's part 3).  EXS_STRESS_BOOTS picks boots (default "local
-# kcsan pair netem-gib"); EXS_NETEM_GIB_KERNEL runs the GiB boot on another
-# kernel than the debug one (6.1: 20 to 38 minutes here; on the debug
-# kernel 34-37 minutes a case, four hours or more for the six: pick cases
-# with EXS_NETEM_ONLY, exs_netem.sh).  redis-benchmark makes EXS_LOAD_REQS (40)
+# kcsan pair netem-gib"; "netem-gib" is a boot per case, named like
+# netem-gib-1pct-loss); EXS_NETEM_GIB_KERNEL runs the GiB boots on another
+# kernel than the debug one (6.1: 20 to 38 minutes for all six here; on
+# the debug kernel 29-44 minutes a case, four hours or more for the six:
+# pick cases with EXS_NETEM_ONLY, exs_netem.sh, or resume).
+# EXS_STRESS_RESUME=1 reuses the boots that passed at the same sources
+# (below).  redis-benchmark makes EXS_LOAD_REQS (40)
 # requests per client: the debug kernel serves ~30 a second, and 200 per
 # client (make check's) at 64 clients outran the test's 300 s.
 set -u
@@ -84,20 +89,50 @@ env="export $(for v in EXS_FUZZ_CALLS EXS_FUZZ_MSGS EXS_NETEM_BYTES \
 	EXS_NOMEM_TASKS; do
 	printf '%s=%s ' $v "${!v}"; done)"
 
+# Every boot that ends is kept under ~/.cache/af-exs/stress/, keyed by
+# what decides its outcome: the sources the guests run (all but the
+# documentation and this script, whose part is the boot's commands), the
+# kernel, the boot's shape and its commands.  EXS_STRESS_RESUME=1 takes a
+# boot that passed under the same key from there instead of booting it
+# again: a run longer than one sitting is finished later, at the same
+# sources, and the report names the commit and day each boot ran.
+keep=${EXS_CACHE:-$HOME/.cache/af-exs}/stress
+src_key=$(git ls-files -z -- . ':!Documentation' ':!README.md' \
+	':!scripts/stress.sh' ':!.ci' | xargs -0 sha256sum | sha256sum | cut -c1-16)
+
+# passed DIR NAME: the boot exited 0 and no test failed
+passed() {
+	[ "$(cat "$1/$2.exit" 2>/dev/null)" = 0 ] &&
+		! cat "$1/$2"/*.log | tr '\r' '\n' | grep -q '^not ok '
+}
+
 # run NAME KERNEL HOSTS CPUS TIMEOUT CMD [CMD]: one boot, if asked for
+# (by its name, or by $sel for a group of boots)
 run() {
-	local name=$1 k=$2 hosts=$3 cpus=$4 t=$5 t0 rc
+	local name=$1 k=$2 hosts=$3 cpus=$4 t=$5 t0 rc key
 	shift 5
-	want "$name" || return 0
+	want "$name" || want "${sel:-$name}" || return 0
 	echo "# $name"
+	key=$(printf '%s\n' "$src_key" "$name" "$(basename "$k")" "$hosts" \
+		"$cpus" "$t" "${append:-}" "$@" | sha256sum | cut -c1-16)
+	if [ "${EXS_STRESS_RESUME:-0}" = 1 ] && passed "$keep/$key" "$name"; then
+		cp -a "$keep/$key/." "$out/"
+		echo "# $name: passed at $(cat "$out/$name.ran"), kept in $keep/$key"
+		return 0
+	fi
 	echo "$k" > "$out/$name.kernel"
+	echo "$(git rev-parse --short HEAD) $(date -u +%FT%TZ)" > "$out/$name.ran"
 	t0=$(date +%s)
 	./selftests/vm/exs-vm --kernel "$k" --hosts "$hosts" --cpus "$cpus" \
 		--memory 2G --timeout "$t" --out "$out/$name" \
 		${append:+--append "$append"} -- "$@" \
 		> "$out/$name.log" 2>&1
 	rc=$?
+	echo "$rc" > "$out/$name.exit"
 	echo $(($(date +%s) - t0)) > "$out/$name.seconds"
+	rm -rf "${keep:?}/$key"
+	mkdir -p "$keep/$key"
+	cp -a "$out/$name" "$out/$name".* "$keep/$key/"
 	echo "# $name: exit $rc after $(cat "$out/$name.seconds") s"
 }
 
@@ -139,12 +174,20 @@ pair="$env; EXS_PAIR_SCALE=8 selftests/exs_pair.sh; exs-vm-barrier pair;
 append="slub_debug=A,kmalloc-8k" run pair "$dk" 2 1 10800 "$pair" "$pair" &
 wait
 # the bad link's GiB, alone (beside other boots rxe once failed to
-# allocate packets); EXS_NETEM_ONLY picks its cases
-gib="EXS_NETEM_BYTES=${EXS_NETEM_GIB_BYTES:-$((1 << 30))}"
-gib+=" EXS_NETEM_ONLY='${EXS_NETEM_ONLY:-}' selftests/exs_netem.sh"
-run netem-gib "$gibk" 2 1 21600 "$gib" "$gib"
+# allocate packets): a boot a case, each kept on its own, so that
+# EXS_STRESS_RESUME can finish the four hours in parts.  The cases are
+# exs_netem.sh's own (its table's names); EXS_NETEM_ONLY picks some.
+gib="EXS_NETEM_BYTES=${EXS_NETEM_GIB_BYTES:-$((1 << 30))} selftests/exs_netem.sh"
+mapfile -t cases < <(sed -n '/^done <<EOF$/,/^EOF$/p' selftests/exs_netem.sh |
+	cut -s -f1)
+for case in "${cases[@]}"; do
+	[[ "$case" == *"${EXS_NETEM_ONLY:-}"* ]] || continue
+	c="EXS_NETEM_ONLY='$case' $gib"
+	sel=netem-gib run "netem-gib-$(echo "$case" | sed 's/%/pct/; s/ /-/g')" \
+		"$gibk" 2 1 21600 "$c" "$c"
+done
 
-python3 - "$out" <<'EOF'
+python3 - "$out" "$src_key" <<'EOF'
 import glob, json, os, re, subprocess, sys
 
 out = sys.argv[1]
@@ -185,6 +228,11 @@ r["boots"] = {os.path.basename(f)[:-len(".kernel")]:
 r["seconds"] = {os.path.basename(f)[:-len(".seconds")]:
                 int(open(f).read().strip() or 0)
                 for f in glob.glob(f"{out}/*.seconds")}
+# the commit and day each boot ran (EXS_STRESS_RESUME takes some from
+# earlier runs at the same sources)
+r["ran"] = {os.path.basename(f)[:-len(".ran")]: open(f).read().strip()
+            for f in glob.glob(f"{out}/*.ran")}
+r["sources"] = sys.argv[2]
 r["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True).stdout.strip()
 json.dump(r, open(f"{out}/stress-report.json", "w"), indent=2)
