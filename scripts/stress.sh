@@ -50,12 +50,14 @@ if [ "${EXS_NO_SETUP:-0}" != 1 ]; then
 fi
 boots=" ${EXS_STRESS_BOOTS:-local kcsan pair netem-gib} "
 want() { [[ $boots == *" $1 "* ]]; }
+# the GiB boots: all of them, or some by name
+want_gib() { want netem-gib || [[ $boots == *" netem-gib-"* ]]; }
 
 # only the kernels the boots asked for: each debug kernel is a 15-20
 # minute build on a fresh machine
 dk= dkk= kernels=()
 if want local || want pair ||
-   { want netem-gib && [ -z "${EXS_NETEM_GIB_KERNEL:-}" ]; }; then
+   { want_gib && [ -z "${EXS_NETEM_GIB_KERNEL:-}" ]; }; then
 	dk=$(./scripts/debug-kernel.sh) ||
 		{ echo "stress: no debug kernel"; exit 2; }
 	kernels+=("$dk")
@@ -66,7 +68,7 @@ if want kcsan; then
 	kernels+=("$dkk")
 fi
 gibk=${EXS_NETEM_GIB_KERNEL:-$dk}
-want netem-gib && [ "$gibk" != "$dk" ] && kernels+=("$gibk")
+want_gib && [ "$gibk" != "$dk" ] && kernels+=("$gibk")
 ./scripts/build-modules.sh "${kernels[@]}" > "$out/build.log" 2>&1 &&
 	make -s tools >> "$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; exit 2; }
@@ -132,7 +134,7 @@ run() {
 	echo $(($(date +%s) - t0)) > "$out/$name.seconds"
 	rm -rf "${keep:?}/$key"
 	mkdir -p "$keep/$key"
-	cp -a "$out/$name" "$out/$name".* "$keep/$key/"
+	cp -a "$out/$name"* "$keep/$key/"
 	echo "# $name: exit $rc after $(cat "$out/$name.seconds") s"
 }
 
