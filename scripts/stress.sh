@@ -32,7 +32,7 @@
 # kcsan pair netem-gib"; "netem-gib" is a boot per case, named like
 # netem-gib-1pct-loss); EXS_NETEM_GIB_KERNEL runs the GiB boots on another
 # kernel than the debug one (6.1: 20 to 38 minutes for all six here; on
-# the debug kernel 29-44 minutes a case, four hours or more for the six:
+# the debug kernel 20-44 minutes a case, four hours or more for the six:
 # pick cases with EXS_NETEM_ONLY, exs_netem.sh, or resume).
 # EXS_STRESS_RESUME=1 reuses the boots that passed at the same sources
 # (below).  redis-benchmark makes EXS_LOAD_REQS (40)
@@ -49,9 +49,13 @@ if [ "${EXS_NO_SETUP:-0}" != 1 ]; then
 	./scripts/setup.sh || exit 2
 fi
 boots=" ${EXS_STRESS_BOOTS:-local kcsan pair netem-gib} "
-want() { [[ $boots == *" $1 "* ]]; }
-# the GiB boots: all of them, or some by name
-want_gib() { want netem-gib || [[ $boots == *" netem-gib-"* ]]; }
+# want BOOT: asked for by its name, or a GiB case by the group's
+want() {
+	[[ $boots == *" $1 "* ]] ||
+		[[ $1 == netem-gib-* && $boots == *" netem-gib "* ]]
+}
+# any GiB case at all
+want_gib() { [[ $boots == *" netem-gib"[\ -]* ]]; }
 
 # only the kernels the boots asked for: each debug kernel is a 15-20
 # minute build on a fresh machine
@@ -109,11 +113,10 @@ passed() {
 }
 
 # run NAME KERNEL HOSTS CPUS TIMEOUT CMD [CMD]: one boot, if asked for
-# (by its name, or by $sel for a group of boots)
 run() {
 	local name=$1 k=$2 hosts=$3 cpus=$4 t=$5 t0 rc key
 	shift 5
-	want "$name" || want "${sel:-$name}" || return 0
+	want "$name" || return 0
 	echo "# $name"
 	key=$(printf '%s\n' "$src_key" "$name" "$(basename "$k")" "$hosts" \
 		"$cpus" "$t" "${append:-}" "$@" | sha256sum | cut -c1-16)
@@ -182,10 +185,10 @@ wait
 gib="EXS_NETEM_BYTES=${EXS_NETEM_GIB_BYTES:-$((1 << 30))} selftests/exs_netem.sh"
 mapfile -t cases < <(sed -n '/^done <<EOF$/,/^EOF$/p' selftests/exs_netem.sh |
 	cut -s -f1)
-for case in "${cases[@]}"; do
-	[[ "$case" == *"${EXS_NETEM_ONLY:-}"* ]] || continue
-	c="EXS_NETEM_ONLY='$case' $gib"
-	sel=netem-gib run "netem-gib-$(echo "$case" | sed 's/%/pct/; s/ /-/g')" \
+for what in "${cases[@]}"; do
+	[[ "$what" == *"${EXS_NETEM_ONLY:-}"* ]] || continue
+	c="EXS_NETEM_ONLY='$what' $gib"
+	run "netem-gib-$(echo "$what" | sed 's/%/pct/; s/ /-/g')" \
 		"$gibk" 2 1 21600 "$c" "$c"
 done
 
