@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RDMA connections: creation, completions, control messages, the transmit
- * pump and teardown.
- *
- * Data moves as RDMA WRITE WITH IMMEDIATE into the peer's ring; each write
- * consumes one posted receive at the peer, which reposts it in the
- * completion handler itself, and the QP retries receiver-not-ready
- * forever (rnr_retry_count 7), so receives need no credits of their own.
- * Bytes are credit controlled: the peer returns its consumer cursor.
+ * RDMA connections: their queue pair, protection domain and rings, the
+ * handshake's last steps, the queue pair's failures, timeouts and
+ * teardown.  The data path is tx.c (posting, and send completions) and
+ * rx.c (receive completions).
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
@@ -23,25 +19,12 @@
 #include "wc.h"
 #include "trace.h"
 
-/* Devices without immediate data (iWARP) would follow each ring write with
- * a DATA message instead.  AF_EXS skips those devices for now (device.c),
- * so this only lets the tests run that path on RoCE.
- */
-static bool exs_imm_data = true;
-module_param_named(imm_data, exs_imm_data, bool, 0644);
-MODULE_PARM_DESC(imm_data,
-		 "announce ring writes with immediate data (0: with a SEND after each write, as devices without it must)");
-
 struct workqueue_struct *exs_wq;
 
 static void exs_qp_event(struct ib_event *ev, void *context);
 static void exs_qp_event_work(struct work_struct *work);
-static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc);
-static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);
 static void exs_conn_hw_work(struct work_struct *work);
 static void exs_conn_timeout_work(struct work_struct *work);
-static void __exs_conn_abort(struct exs_conn *conn, int err,
-			     bool protocol_error);
 
 /* Wake whoever waits on an AF_EXS socket: its native socket's wait queue
  * is the one poll and epoll registered on (socket.c), and SIGIO goes
@@ -170,20 +153,6 @@ static void *exs_ring_alloc(u32 size)
 					get_order(size));
 }
 
-static int exs_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
-{
-	struct ib_recv_wr wr = {
-		.wr_cqe		= &slot->cqe,
-		.sg_list	= &slot->sge,
-		.num_sge	= 1,
-	};
-
-	/* not behind ib_drain_qp()'s marker (see exs_post_send()) */
-	if (conn->qp_closing)
-		return 0;
-	return ib_post_recv(conn->qp, &wr, NULL);
-}
-
 /* The ring is registered for remote write through a fast-registration MR
  * of its own in the connection's own PD, so the peer can reach these
  * pages and nothing else, through this QP and no other; the
@@ -220,26 +189,6 @@ static int exs_conn_map_ring(struct exs_conn *conn)
 		return n < 0 ? n : -EINVAL;
 	ib_update_fast_reg_key(conn->mr, ib_inc_rkey(conn->mr->rkey));
 	return 0;
-}
-
-/* Bytes the peer wrote become the CPU's to read: synced once, as their
- * completion arrives, while the ring is surely still mapped (a no-op on
- * cache-coherent machines and on rxe).  The CPU only reads the ring, so
- * nothing needs syncing back before the device writes there again.
- */
-static void exs_ring_sync_for_cpu(struct exs_conn *conn, u32 cursor, u32 len)
-{
-	struct ib_device *ibdev = conn->dev->ibdev;
-	u64 base = sg_dma_address(&conn->rsg);
-
-	while (len) {
-		u32 n = exs_ring_contig(conn->rsize, cursor, len);
-		u64 addr = base + exs_ring_off(conn->rsize, cursor);
-
-		ib_dma_sync_single_for_cpu(ibdev, addr, n, DMA_BIDIRECTIONAL);
-		cursor += n;
-		len -= n;
-	}
 }
 
 /* net.exs.ack_timeout, if set, on a connection's CM id: before route
@@ -354,7 +303,7 @@ int exs_conn_make_qp(struct exs_conn *conn)
 		slot->sge.addr = conn->rx_msgs_dma + i * sizeof(*conn->rx_msgs);
 		slot->sge.length = sizeof(*conn->rx_msgs);
 		slot->sge.lkey = conn->pd->local_dma_lkey;
-		err = exs_post_recv(conn, slot);
+		err = exs_conn_post_recv(conn, slot);
 		if (err)
 			return err;
 	}
@@ -383,18 +332,6 @@ int exs_conn_set_peer_ring(struct exs_conn *conn,
 		return -ENOMEM;
 	}
 	return 0;
-}
-
-static struct exs_tx_slot *exs_tx_slot_get(struct exs_conn *conn)
-{
-	struct exs_tx_slot *slot;
-
-	if (conn->sq_head - conn->sq_tail >= EXS_SQ_DEPTH)
-		return NULL;
-	slot = &conn->tx[conn->sq_head % EXS_SQ_DEPTH];
-	slot->seq = conn->sq_head++;
-	slot->end = conn->tposted;
-	return slot;
 }
 
 /* Queue the teardown with a reference of its own: it may be queued again
@@ -448,8 +385,7 @@ static void exs_conn_close_err(struct exs_conn *conn, int err)
 /* End the connection now with @err: the socket sees it at once, the
  * resources go in process context.  Called under conn->lock.
  */
-static void __exs_conn_abort(struct exs_conn *conn, int err,
-			     bool protocol_error)
+void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 {
 	lockdep_assert_held(&conn->lock);
 	if (conn->state != EXS_CONN_CLOSED) {
@@ -481,139 +417,6 @@ void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 	spin_unlock_irqrestore(&conn->lock, flags);
 }
 
-/* A signaled request is posted and not yet completed: the peer's device
- * owes an ack (unsignaled ones complete with the signaled after them).
- * Called under conn->lock.
- */
-bool exs_conn_awaits_ack(const struct exs_conn *conn)
-{
-	return (s32)(conn->sq_signaled - conn->sq_tail) > 0;
-}
-
-/* Sends are posted under conn->lock, so a failed post can give back the
- * slot it just took.
- */
-static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
-{
-	int err;
-
-	/* Nothing may follow ib_drain_qp()'s marker (a completion handler
-	 * returning credits while the teardown drains, say): its flush would
-	 * complete after the drain, on a connection about to be freed.
-	 */
-	if (conn->qp_closing || !conn->qp) {
-		conn->sq_head--;
-		return -ESHUTDOWN;
-	}
-	err = ib_post_send(conn->qp, wr, NULL);
-
-	if (err) {
-		conn->sq_head--;
-		__exs_conn_abort(conn, -ECONNRESET, false);
-	} else if (wr->send_flags & IB_SEND_SIGNALED) {
-		/* the first request to await an ack starts the clock */
-		if (!exs_conn_awaits_ack(conn)) {
-			conn->last_acked = jiffies;
-			exs_watch_await(conn);
-		}
-		conn->sq_signaled = conn->sq_head;
-	}
-	return err;
-}
-
-/* A control message of @len bytes at @msg (conn->tx_msg or tx_open),
- * sent inline; -EAGAIN when the send queue is full.  Called under
- * conn->lock.
- */
-static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len,
-			     enum exs_tx_kind kind)
-{
-	struct exs_tx_slot *slot;
-	struct ib_sge sge = {
-		.addr	= (uintptr_t)msg,
-		.length	= len,
-	};
-	struct ib_send_wr wr = {
-		.opcode		= IB_WR_SEND,
-		.send_flags	= IB_SEND_SIGNALED | IB_SEND_INLINE,
-		.sg_list	= &sge,
-		.num_sge	= 1,
-	};
-
-	/* a closed connection's PD may be gone already */
-	if (conn->state != EXS_CONN_ESTABLISHED)
-		return -ENOTCONN;
-	sge.lkey = conn->pd->local_dma_lkey;
-	slot = exs_tx_slot_get(conn);
-	if (!slot)
-		return -EAGAIN;
-	slot->kind = kind;
-	wr.wr_cqe = &slot->cqe;
-	if (exs_post_send(conn, &wr))
-		return -ECONNRESET;
-	EXS_INC_STATS(conn->net, EXS_MIB_MSGSOUT);
-	return 0;
-}
-
-static int exs_conn_send_msg(struct exs_conn *conn,
-			     enum exs_wire_msg_type type, u32 cursor,
-			     enum exs_tx_kind kind)
-{
-	/* a resuming connection says RESUME first, and nothing before */
-	if (conn->resume)
-		return -ENOTCONN;
-	conn->tx_msg.type = type;
-	conn->tx_msg.flags = 0;
-	conn->tx_msg.reserved = 0;
-	conn->tx_msg.cursor = cpu_to_be32(cursor);
-	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
-				 kind);
-}
-
-int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
-		       u32 cursor)
-{
-	return exs_conn_send_msg(conn, type, cursor, EXS_TX_CTRL);
-}
-
-/* The first message on a resumed connection's new QP (resume.c): what we
- * hold of the peer's bytes, and whether its FIN.  Called under
- * conn->lock.
- */
-int exs_conn_send_resume(struct exs_conn *conn)
-{
-	conn->tx_msg.type = EXS_MSG_RESUME;
-	conn->tx_msg.flags = conn->fin_rcvd ? EXS_RESUME_FIN : 0;
-	conn->tx_msg.reserved = 0;
-	conn->tx_msg.cursor = cpu_to_be32(conn->rprod);
-	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
-				 EXS_TX_CTRL);
-}
-
-/* A connector's OPEN on its parked QP, for the connection conn->self
- * names (reuse.c).  Called under conn->lock.
- */
-int exs_conn_send_open(struct exs_conn *conn)
-{
-	exs_wire_build_open(&conn->tx_open, &conn->self);
-	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open),
-				 EXS_TX_CTRL);
-}
-
-/* Say ABORT while the QP still works, so that the peer takes the
- * disconnect that follows for a reset, not for a QP failure to resume
- * from (which would end only at the resume's deadline).  The teardown
- * waits a little for its ack: the disconnect flushes what the device
- * has not sent yet.  Called under conn->lock.
- */
-static void exs_conn_send_abort(struct exs_conn *conn)
-{
-	/* not on a QP being replaced either: it has none to say it on */
-	if (conn->state == EXS_CONN_ESTABLISHED && !conn->abort_sent &&
-	    !exs_conn_send_msg(conn, EXS_MSG_ABORT, 0, EXS_TX_ABORT))
-		conn->abort_sent = true;
-}
-
 /* How long a teardown waits for its ABORT's ack: time for a lost ABORT
  * to be sent twice more (IB's ack timeout is 4.096 us << t), within
  * bounds: the peer, if it is there at all, is owed no more.
@@ -624,233 +427,6 @@ static unsigned long exs_abort_ack_wait(const struct exs_conn *conn)
 
 	return clamp_t(unsigned long, usecs_to_jiffies(3 * us), 2 * HZ,
 		       8 * HZ);
-}
-
-/* End the connection with a reset the peer hears: ours, or the peer's
- * protocol error.
- */
-static void __exs_conn_reset(struct exs_conn *conn, bool protocol_error)
-{
-	exs_conn_send_abort(conn);
-	__exs_conn_abort(conn, -ECONNRESET, protocol_error);
-}
-
-void exs_conn_reset(struct exs_conn *conn, bool protocol_error)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&conn->lock, flags);
-	__exs_conn_reset(conn, protocol_error);
-	spin_unlock_irqrestore(&conn->lock, flags);
-}
-
-/* Return credits if they are due.  Called under conn->lock. */
-void exs_conn_credit(struct exs_conn *conn)
-{
-	/* after our LAST the peer hears nothing more (reuse.c) */
-	if (conn->last_sent)
-		return;
-	if (!exs_credit_due(conn->rsize, conn->rcons, conn->racked,
-			    conn->credit_fraction, conn->peer_low) &&
-	    !conn->credit_owed)
-		return;
-	if (conn->rcons == conn->racked) {
-		conn->credit_owed = false;
-		return;
-	}
-	if (exs_conn_send_ctrl(conn, EXS_MSG_CREDIT, conn->rcons)) {
-		conn->credit_owed = conn->state == EXS_CONN_ESTABLISHED;
-		return;
-	}
-	EXS_INC_STATS(conn->net, EXS_MIB_CREDITUPDATES);
-	conn->credit_owed = false;
-	conn->peer_low = false;
-	conn->racked = conn->rcons;
-}
-
-/* Make the peer's side of the QP answer (keepalive.c): a CREDIT repeating
- * the cursor we last sent, a no-op for a live peer.  A dead peer never
- * acks it: the QP's retries run out (RETRY_EXC), or the stall watch gives
- * up, and the socket gets ETIMEDOUT.  Anything already in flight tells
- * the same, so then nothing is sent.  Called under conn->lock.
- */
-void exs_conn_probe(struct exs_conn *conn)
-{
-	/* before our READY, a CREDIT would break the protocol; a signaled
-	 * request last in the queue will tell
-	 */
-	if (conn->ready_sent && !conn->last_sent &&
-	    (conn->sq_head == conn->sq_tail ||
-	     conn->sq_signaled != conn->sq_head))
-		exs_conn_send_ctrl(conn, EXS_MSG_CREDIT, conn->racked);
-}
-
-/* A request waited for its ack longer than any retry takes (keepalive.c):
- * try a new QP (@may_resume), or end the connection as a dead peer's,
- * ETIMEDOUT.  Called under conn->lock.
- */
-void exs_conn_stalled(struct exs_conn *conn, bool may_resume)
-{
-	unsigned long unacked = jiffies - conn->last_acked;
-	u32 inflight = conn->sq_head - conn->sq_tail;
-	bool resume;
-
-	/* a resume has its own deadline */
-	if (conn->resume)
-		return;
-	resume = may_resume && exs_conn_resume(conn, -ETIMEDOUT);
-	/* rare, and the one trace of a device that stopped retrying */
-	pr_info_ratelimited("no ack for %u ms, %u requests in flight, peer last heard %u ms ago: %s\n",
-			    jiffies_to_msecs(unacked), inflight,
-			    jiffies_to_msecs(jiffies - conn->last_heard),
-			    resume ? "moving to a new queue pair" :
-				     "connection timed out");
-	EXS_INC_STATS(conn->net, EXS_MIB_STALLS);
-	if (!resume)
-		__exs_conn_abort(conn, -ETIMEDOUT, false);
-}
-
-/* Bytes the sender may still copy: bounded by the peer's free ring space
- * and by send-buffer space whose writes have completed.
- */
-u32 exs_conn_tx_free(const struct exs_conn *conn)
-{
-	u32 used = max(conn->tcopied - conn->tcredit,
-		       conn->tcopied - conn->tdone);
-
-	return used >= conn->tsize ? 0 : conn->tsize - used;
-}
-
-/* What the socket may copy now; when nothing, the next room that frees
- * up wakes it (exs_conn_write_space()).  Called under conn->lock.
- */
-u32 exs_conn_tx_room(struct exs_conn *conn)
-{
-	u32 room = conn->peer_ready ? exs_conn_tx_free(conn) : 0;
-
-	if (!room)
-		conn->tx_wanted = true;
-	return room;
-}
-
-/* Room came back: wake only a sender or poller that found none, as TCP's
- * sk_stream_write_space() does, so that a task asleep in recv() is not
- * woken by every completed write.  Called under conn->lock.
- */
-void exs_conn_write_space(struct exs_conn *conn)
-{
-	if (conn->tx_wanted) {
-		conn->tx_wanted = false;
-		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
-	}
-}
-
-static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
-			  bool last, __be32 imm)
-{
-	u32 off = exs_ring_off(conn->tsize, cursor);
-	struct exs_tx_slot *slot = exs_tx_slot_get(conn);
-	struct ib_sge sge = {
-		.addr	= conn->tdma + off,
-		.length	= len,
-		.lkey	= conn->pd->local_dma_lkey,
-	};
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.opcode		= last ? IB_WR_RDMA_WRITE_WITH_IMM :
-						 IB_WR_RDMA_WRITE,
-			.sg_list	= &sge,
-			.num_sge	= 1,
-			.ex.imm_data	= imm,
-		},
-		.remote_addr	= conn->peer.ring_addr + off,
-		.rkey		= conn->peer.ring_rkey,
-	};
-
-	slot->kind = EXS_TX_DATA;
-	slot->end = cursor + len;
-	wr.wr.wr_cqe = &slot->cqe;
-	if (exs_signal_due(!conn->nodelay, slot->seq - conn->sq_signaled,
-			   slot->end - conn->tdone, conn->tsize))
-		wr.wr.send_flags |= IB_SEND_SIGNALED;
-	if (len <= conn->inline_max) {
-		sge.addr = (uintptr_t)conn->tbuf + off;
-		wr.wr.send_flags |= IB_SEND_INLINE;
-		EXS_INC_STATS(conn->net, EXS_MIB_INLINEWRITES);
-	} else {
-		ib_dma_sync_single_for_device(conn->dev->ibdev,
-					      conn->tdma + off, len,
-					      DMA_TO_DEVICE);
-	}
-	return exs_post_send(conn, &wr.wr);
-}
-
-/* Post what the socket copied and may send now: everything with
- * TCP_NODELAY, else small amounts wait while a write is in flight (Nagle)
- * or while the socket holds them back (TCP_CORK, MSG_MORE), up to a
- * quarter ring.  Then the FIN, once every byte is out.  Called under
- * conn->lock, from system calls and from send completions.
- */
-void exs_conn_tx_push(struct exs_conn *conn)
-{
-	u32 pending = conn->tcopied - conn->tposted;
-	u32 gather = min_t(u32, conn->tsize >> EXS_WINDOW_LOW_SHIFT, 16384);
-
-	if (conn->state != EXS_CONN_ESTABLISHED || !conn->peer_ready ||
-	    conn->resume)
-		return;
-
-	/* Nagle waits only for a completion that will come: writes made
-	 * under TCP_NODELAY, which may since have been turned off, were
-	 * unsignaled
-	 */
-	if (pending && (conn->hold ||
-			(!conn->nodelay && conn->tdone != conn->tposted &&
-			 conn->sq_signaled == conn->sq_head)) &&
-	    pending < gather && !conn->shut_wr)
-		pending = 0;
-
-	if (pending) {
-		u32 first = exs_ring_contig(conn->tsize, conn->tposted,
-					    pending);
-		u32 free_after = conn->tsize -
-				 (conn->tposted + pending - conn->tcredit);
-		bool with_imm = READ_ONCE(exs_imm_data);
-		u32 imm = pending;
-
-		if (conn->sq_head - conn->sq_tail + (first < pending ? 2 : 1) +
-		    !with_imm > EXS_SQ_DEPTH)
-			return;		/* a completion pushes again */
-		if (exs_window_low(conn->tsize, free_after))
-			imm |= EXS_IMM_LOW_WINDOW;
-		/* across the wrap: a plain write, then the one with the
-		 * immediate (or a plain one and a DATA message), which RC
-		 * orders after it
-		 */
-		if (first < pending) {
-			if (exs_post_write(conn, conn->tposted, first, false,
-					   0) ||
-			    exs_post_write(conn, conn->tposted + first,
-					   pending - first, with_imm,
-					   cpu_to_be32(imm)))
-				return;
-		} else if (exs_post_write(conn, conn->tposted, pending,
-					  with_imm, cpu_to_be32(imm))) {
-			return;
-		}
-		if (!with_imm && exs_conn_send_ctrl(conn, EXS_MSG_DATA, imm))
-			return;
-		conn->tposted += pending;
-		EXS_INC_STATS(conn->net, EXS_MIB_RDMAWRITES);
-		EXS_ADD_STATS(conn->net, EXS_MIB_BYTESOUT, pending);
-	}
-
-	if (conn->shut_wr && !conn->fin_sent &&
-	    conn->tposted == conn->tcopied &&
-	    !exs_conn_send_ctrl(conn, EXS_MSG_FIN, conn->tposted))
-		conn->fin_sent = true;
-	if (conn->fin_sent && conn->orphan)
-		exs_park_last(conn);
 }
 
 /* Tell the owner-to-be the connection is up, once: established, and the
@@ -931,16 +507,6 @@ static u8 exs_conn_cm_ack_timeout(struct rdma_cm_id *id)
  */
 void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 {
-	struct exs_tx_slot *slot;
-	struct ib_reg_wr reg = {
-		.wr = {
-			.opcode		= IB_WR_REG_MR,
-			.send_flags	= IB_SEND_SIGNALED,
-		},
-		.mr	= conn->mr,
-		.key	= conn->mr->rkey,
-		.access	= IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
-	};
 	u8 ack_timeout = exs_conn_cm_ack_timeout(id);
 
 	spin_lock_bh(&conn->lock);
@@ -964,14 +530,7 @@ void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 	exs_conn_announce(conn);
 	if (conn->state != EXS_CONN_ESTABLISHED)
 		goto out;
-	slot = exs_tx_slot_get(conn);	/* the queue is empty so far */
-	if (WARN_ON_ONCE(!slot)) {
-		__exs_conn_abort(conn, -ECONNRESET, false);
-		goto out;
-	}
-	slot->kind = EXS_TX_REG;
-	reg.wr.wr_cqe = &slot->cqe;
-	if (exs_post_send(conn, &reg.wr))
+	if (exs_conn_send_reg(conn))
 		goto out;
 	if (exs_conn_send_ctrl(conn, EXS_MSG_READY, 0)) {
 		__exs_conn_abort(conn, -ECONNRESET, false);
@@ -980,28 +539,6 @@ void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 	conn->ready_sent = true;
 out:
 	spin_unlock_bh(&conn->lock);
-}
-
-/* Nothing more will leave: the last byte and the FIN are in the peer's
- * ring (every send completed), or the connection is dead anyway.  What a
- * closed socket's teardown and a lingering close() wait for.  Called under
- * conn->lock.
- */
-bool exs_conn_tx_finished(const struct exs_conn *conn)
-{
-	return conn->state != EXS_CONN_ESTABLISHED ||
-	       (!conn->resume && conn->fin_sent &&
-		conn->sq_head == conn->sq_tail);
-}
-
-/* No more data from us: the FIN follows the last byte, and nothing is
- * held back for gathering any more.  Called under conn->lock.
- */
-void exs_conn_shut_wr(struct exs_conn *conn)
-{
-	conn->shut_wr = true;
-	conn->hold = false;
-	exs_conn_tx_push(conn);
 }
 
 /* The socket is closed.  Its reference moves to the teardown, which runs
@@ -1294,8 +831,8 @@ static void exs_conn_timeout_work(struct work_struct *work)
 /* A failed work request, a receive if @recv (wc.h says what it means).
  * Called under conn->lock.
  */
-static void exs_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
-			  bool recv)
+void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
+			bool recv)
 {
 	bool stands = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
 		      !conn->qp_closing;
@@ -1383,240 +920,6 @@ static void exs_qp_event_work(struct work_struct *work)
 	}
 	spin_unlock_bh(&conn->lock);
 	exs_conn_put(conn);
-}
-
-static void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct exs_tx_slot *slot = container_of(wc->wr_cqe,
-						struct exs_tx_slot, cqe);
-	struct exs_conn *conn = slot->conn;
-
-	/* acked or flushed: the teardown may disconnect */
-	if (slot->kind == EXS_TX_ABORT)
-		complete(&conn->abort_done);
-	spin_lock(&conn->lock);
-	conn->sq_tail = slot->seq + 1;	/* and the unsignaled before it */
-	if (wc->status != IB_WC_SUCCESS) {
-		exs_wc_failed(conn, wc, false);
-		spin_unlock(&conn->lock);
-		return;
-	}
-	conn->last_heard = jiffies;	/* the peer's device acked it */
-	conn->last_acked = conn->last_heard;
-	if (conn->fin_sent && conn->sq_head == conn->sq_tail)
-		conn->fin_acked = true;
-	if (conn->park == EXS_PARK_IDLE) {
-		/* the LAST that parked it, or a REFUSE */
-		spin_unlock(&conn->lock);
-		return;
-	}
-	/* a DATA message may follow its write with the older cursor */
-	if ((s32)(slot->end - conn->tdone) > 0) {
-		conn->tdone = slot->end;
-		exs_conn_write_space(conn);
-	}
-	if (slot->kind != EXS_TX_DATA && exs_conn_tx_finished(conn))
-		exs_conn_wake(conn, EPOLLOUT);	/* a lingering close */
-	if (conn->credit_owed)
-		exs_conn_credit(conn);
-	exs_conn_tx_push(conn);
-	if (conn->orphan && exs_conn_tx_finished(conn))
-		exs_conn_finished(conn);
-	spin_unlock(&conn->lock);
-}
-
-/* Data the peer wrote into our ring: @imm (the write's immediate, or a
- * DATA message) gives its length, which must fit the free space; the bytes
- * themselves are the peer's.  Called under conn->lock.
- */
-static bool exs_rx_bytes(struct exs_conn *conn, u32 imm)
-{
-	u32 len = imm & EXS_IMM_LEN_MASK;
-
-	if (!len || conn->fin_rcvd || !conn->ready_sent ||
-	    len > exs_ring_free(conn->rsize, conn->rprod, conn->rcons))
-		return false;
-	exs_ring_sync_for_cpu(conn, conn->rprod, len);
-	conn->rprod += len;
-	EXS_ADD_STATS(conn->net, EXS_MIB_BYTESIN, len);
-	if (imm & EXS_IMM_LOW_WINDOW)
-		conn->peer_low = true;
-	exs_conn_credit(conn);
-	exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM);
-	return true;
-}
-
-/* A control message from the peer; every field checked against our state.
- * Called under conn->lock: 0, -ECONNRESET when the peer resets, -EPROTO
- * on a protocol violation.
- */
-static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
-		      struct exs_rx_slot *slot, u8 *typep)
-{
-	struct ib_device *ibdev = conn->dev->ibdev;
-	union exs_wire_rx *rx = conn->rx_msgs + (slot - conn->rx);
-	struct exs_wire_peer peer;
-	enum exs_wire_msg_type type;
-	u32 cursor;
-
-	ib_dma_sync_single_for_cpu(ibdev, slot->sge.addr, slot->sge.length,
-				   DMA_FROM_DEVICE);
-	if (exs_wire_parse_msg(rx, wc->byte_len, &type, &cursor) ||
-	    (type == EXS_MSG_OPEN &&
-	     (exs_wire_parse_req(&rx->open.req, sizeof(rx->open.req),
-				 &peer) || peer.resume)))
-		return -EPROTO;
-	*typep = type;
-	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
-	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
-				      DMA_FROM_DEVICE);
-
-	/* a parked QP hears nothing but an OPEN (reuse.c) */
-	if (conn->park == EXS_PARK_IDLE && type != EXS_MSG_OPEN)
-		return -EPROTO;
-
-	switch (type) {
-	case EXS_MSG_READY:
-		if (conn->peer_ready || cursor || conn->refused)
-			return -EPROTO;
-		conn->peer_ready = true;
-		exs_conn_announce(conn);
-		if (conn->state != EXS_CONN_ESTABLISHED)
-			return 0;
-		exs_conn_tx_push(conn);
-		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
-		return 0;
-	case EXS_MSG_CREDIT:
-		if (!conn->peer_ready || conn->last_rcvd ||
-		    !exs_cursor_advance_ok(conn->tcredit, cursor,
-					   conn->tposted))
-			return -EPROTO;
-		conn->tcredit = cursor;
-		exs_conn_tx_push(conn);
-		exs_conn_write_space(conn);
-		return 0;
-	case EXS_MSG_FIN:
-		if (conn->fin_rcvd || cursor != conn->rprod)
-			return -EPROTO;
-		conn->fin_rcvd = true;
-		exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM | EPOLLRDHUP);
-		return 0;
-	case EXS_MSG_ABORT:
-		return cursor ? -EPROTO : -ECONNRESET;
-	case EXS_MSG_DATA:
-		return exs_rx_bytes(conn, cursor) ? 0 : -EPROTO;
-	case EXS_MSG_LAST:
-		/* after its FIN; it consumed what we sent, or some of it */
-		if (!conn->fin_rcvd || conn->last_rcvd ||
-		    !exs_cursor_advance_ok(conn->tcredit, cursor,
-					   conn->tposted))
-			return -EPROTO;
-		conn->last_rcvd = true;
-		conn->last_cursor = cursor;
-		conn->tcredit = cursor;
-		if (conn->orphan && exs_conn_tx_finished(conn))
-			exs_conn_finished(conn);
-		return 0;
-	case EXS_MSG_OPEN:
-		return exs_park_accept(conn, &peer);
-	case EXS_MSG_RESUME:
-		return exs_resume_rx(conn, cursor, rx->msg.flags);
-	case EXS_MSG_REFUSE:
-		/* the answer to our OPEN, instead of READY */
-		if (conn->passive || !conn->reused || conn->peer_ready ||
-		    conn->refused || cursor == EXS_WIRE_REJ_NONE ||
-		    cursor == EXS_WIRE_REJ_VERSION ||
-		    cursor > EXS_WIRE_REJ_NOMEM)
-			return -EPROTO;
-		conn->refused = cursor;
-		if (conn->on_connect)
-			conn->on_connect(conn);
-		return 0;
-	default:
-		return -EPROTO;
-	}
-}
-
-/* Which message broke the protocol, and the state it found: enough to
- * tell a hostile peer from a bug of ours.
- */
-static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
-{
-	static const char * const what[__EXS_MSG_MAX] = {
-		[0]		 = "a malformed message or write",
-		[EXS_MSG_READY]	 = "READY",
-		[EXS_MSG_CREDIT] = "CREDIT",
-		[EXS_MSG_FIN]	 = "FIN",
-		[EXS_MSG_ABORT]	 = "ABORT",
-		[EXS_MSG_DATA]	 = "DATA",
-		[EXS_MSG_LAST]	 = "LAST",
-		[EXS_MSG_OPEN]	 = "OPEN",
-		[EXS_MSG_REFUSE] = "REFUSE",
-		[EXS_MSG_RESUME] = "RESUME",
-	};
-
-	pr_warn_ratelimited("protocol error from peer: %s (%s%s, ready %d/%d, fin %d/%d, last %d/%d, park %u, orphan %d), connection reset\n",
-			    type < __EXS_MSG_MAX ? what[type] : what[0],
-			    conn->passive ? "acceptor" : "connector",
-			    conn->reused ? ", reused" : "",
-			    conn->ready_sent, conn->peer_ready,
-			    conn->fin_sent, conn->fin_rcvd,
-			    conn->last_sent, conn->last_rcvd,
-			    conn->park, conn->orphan);
-}
-
-static void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct exs_rx_slot *slot = container_of(wc->wr_cqe,
-						struct exs_rx_slot, cqe);
-	struct exs_conn *conn = slot->conn;
-	u8 type = 0;
-	int err = 0;
-	u32 imm;
-
-	spin_lock(&conn->lock);
-	if (wc->status != IB_WC_SUCCESS) {
-		exs_wc_failed(conn, wc, true);
-		spin_unlock(&conn->lock);
-		return;
-	}
-	/* The peer's READY may beat our own ESTABLISHED event (its RTU is
-	 * still on the way): receives are live from the REP on.
-	 */
-	if (conn->state == EXS_CONN_CLOSED) {
-		spin_unlock(&conn->lock);
-		return;
-	}
-	conn->last_heard = jiffies;
-	switch (wc->opcode) {
-	case IB_WC_RECV_RDMA_WITH_IMM:
-		/* a message's last write carries its length: never more bytes
-		 * than that length says
-		 */
-		imm = be32_to_cpu(wc->ex.imm_data);
-		err = (wc->wc_flags & IB_WC_WITH_IMM) &&
-		      wc->byte_len <= (imm & EXS_IMM_LEN_MASK) &&
-		      exs_rx_bytes(conn, imm) ? 0 : -EPROTO;
-		break;
-	case IB_WC_RECV:
-		err = exs_rx_msg(conn, wc, slot, &type);
-		break;
-	default:
-		err = -EPROTO;
-		break;
-	}
-	/* ours, not the peer's: a reset, not a protocol error */
-	if (!err && exs_post_recv(conn, slot))
-		err = -ECONNRESET;
-	if (err == -EPROTO)
-		exs_rx_proto_err(conn, type);
-	spin_unlock(&conn->lock);
-
-	/* the peer's reset needs no answer; its protocol error hears one */
-	if (err == -EPROTO)
-		exs_conn_reset(conn, true);
-	else if (err)
-		exs_conn_abort(conn, -ECONNRESET, false);
 }
 
 int exs_conn_init(void)

@@ -305,8 +305,8 @@ int exs_conn_create_qp(struct exs_conn *conn);
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
 void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
+void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
 void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
-void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
 void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
 void exs_conn_orphan(struct exs_conn *conn, bool reset);
 void exs_conn_disown(struct exs_conn *conn, struct socket **native,
@@ -317,28 +317,40 @@ void exs_conn_queue_hw(struct exs_conn *conn);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
 void exs_conn_report_err(struct exs_conn *conn);
 void exs_wake(struct exs_sock *exs, __poll_t mask);
-void exs_conn_tx_push(struct exs_conn *conn);
-void exs_conn_credit(struct exs_conn *conn);
-u32 exs_conn_tx_room(struct exs_conn *conn);
-void exs_conn_probe(struct exs_conn *conn);
-bool exs_conn_awaits_ack(const struct exs_conn *conn);
-void exs_conn_stalled(struct exs_conn *conn, bool may_resume);
+void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
+			bool recv);
 void exs_conn_qp_fatal(struct exs_conn *conn);
-void exs_conn_shut_wr(struct exs_conn *conn);
 void exs_conn_announce(struct exs_conn *conn);
 void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay);
 void exs_conn_disarm_timeout(struct exs_conn *conn);
 void exs_conn_renew(struct exs_conn *conn);
+int exs_conn_make_qp(struct exs_conn *conn);
+int exs_conn_init(void);
+void exs_conn_exit(void);
+
+/* tx.c */
+void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+void exs_conn_tx_push(struct exs_conn *conn);
+void exs_conn_credit(struct exs_conn *conn);
+u32 exs_conn_tx_room(struct exs_conn *conn);
+u32 exs_conn_tx_free(const struct exs_conn *conn);
+void exs_conn_write_space(struct exs_conn *conn);
+bool exs_conn_tx_finished(const struct exs_conn *conn);
+void exs_conn_shut_wr(struct exs_conn *conn);
+void exs_conn_probe(struct exs_conn *conn);
+bool exs_conn_awaits_ack(const struct exs_conn *conn);
+void exs_conn_stalled(struct exs_conn *conn, bool may_resume);
+int exs_conn_send_reg(struct exs_conn *conn);
 int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 		       u32 cursor);
 int exs_conn_send_open(struct exs_conn *conn);
 int exs_conn_send_resume(struct exs_conn *conn);
-int exs_conn_make_qp(struct exs_conn *conn);
-void exs_conn_write_space(struct exs_conn *conn);
-bool exs_conn_tx_finished(const struct exs_conn *conn);
-u32 exs_conn_tx_free(const struct exs_conn *conn);
-int exs_conn_init(void);
-void exs_conn_exit(void);
+void exs_conn_send_abort(struct exs_conn *conn);
+void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
+
+/* rx.c */
+void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot);
 
 /* reuse.c */
 struct exs_wire_peer;

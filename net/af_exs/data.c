@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The RDMA data path of an established AF_EXS socket: sendmsg copies into
- * the send buffer and lets conn.c post it, recvmsg copies out of the ring
+ * the send buffer and lets tx.c post it, recvmsg copies out of the ring
  * and returns credits, and poll, shutdown, ioctl and getname answer as TCP
  * would.  System calls hold the socket lock; cursors shared with the
  * completion handlers are read and moved under conn->lock.

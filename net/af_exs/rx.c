@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The receiving side of an RDMA connection: receive completions, each a
+ * ring write's immediate or a control message from the peer.
+ *
+ * Each consumes one posted receive, which the completion handler reposts
+ * at once, and the QP retries receiver-not-ready forever
+ * (rnr_retry_count 7), so receives need no credits of their own.  Every
+ * length and cursor is checked against the ring and the connection's
+ * state before anything acts on it; a violation resets the connection
+ * and counts as a protocol error.
+ */
+#define pr_fmt(fmt) "af_exs: " fmt
+
+#include <net/sock.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "mib.h"
+#include "ring.h"
+
+int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
+{
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &slot->cqe,
+		.sg_list	= &slot->sge,
+		.num_sge	= 1,
+	};
+
+	/* not behind ib_drain_qp()'s marker (see exs_post_send(), tx.c) */
+	if (conn->qp_closing)
+		return 0;
+	return ib_post_recv(conn->qp, &wr, NULL);
+}
+
+/* Bytes the peer wrote become the CPU's to read: synced once, as their
+ * completion arrives, while the ring is surely still mapped (a no-op on
+ * cache-coherent machines and on rxe).  The CPU only reads the ring, so
+ * nothing needs syncing back before the device writes there again.
+ */
+static void exs_ring_sync_for_cpu(struct exs_conn *conn, u32 cursor, u32 len)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	u64 base = sg_dma_address(&conn->rsg);
+
+	while (len) {
+		u32 n = exs_ring_contig(conn->rsize, cursor, len);
+		u64 addr = base + exs_ring_off(conn->rsize, cursor);
+
+		ib_dma_sync_single_for_cpu(ibdev, addr, n, DMA_BIDIRECTIONAL);
+		cursor += n;
+		len -= n;
+	}
+}
+
+/* Data the peer wrote into our ring: @imm (the write's immediate, or a
+ * DATA message) gives its length, which must fit the free space; the bytes
+ * themselves are the peer's.  Called under conn->lock.
+ */
+static bool exs_rx_bytes(struct exs_conn *conn, u32 imm)
+{
+	u32 len = imm & EXS_IMM_LEN_MASK;
+
+	if (!len || conn->fin_rcvd || !conn->ready_sent ||
+	    len > exs_ring_free(conn->rsize, conn->rprod, conn->rcons))
+		return false;
+	exs_ring_sync_for_cpu(conn, conn->rprod, len);
+	conn->rprod += len;
+	EXS_ADD_STATS(conn->net, EXS_MIB_BYTESIN, len);
+	if (imm & EXS_IMM_LOW_WINDOW)
+		conn->peer_low = true;
+	exs_conn_credit(conn);
+	exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM);
+	return true;
+}
+
+/* A control message from the peer; every field checked against our state.
+ * Called under conn->lock: 0, -ECONNRESET when the peer resets, -EPROTO
+ * on a protocol violation.
+ */
+static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
+		      struct exs_rx_slot *slot, u8 *typep)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	union exs_wire_rx *rx = conn->rx_msgs + (slot - conn->rx);
+	struct exs_wire_peer peer;
+	enum exs_wire_msg_type type;
+	u32 cursor;
+
+	ib_dma_sync_single_for_cpu(ibdev, slot->sge.addr, slot->sge.length,
+				   DMA_FROM_DEVICE);
+	if (exs_wire_parse_msg(rx, wc->byte_len, &type, &cursor) ||
+	    (type == EXS_MSG_OPEN &&
+	     (exs_wire_parse_req(&rx->open.req, sizeof(rx->open.req),
+				 &peer) || peer.resume)))
+		return -EPROTO;
+	*typep = type;
+	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
+	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
+				      DMA_FROM_DEVICE);
+
+	/* a parked QP hears nothing but an OPEN (reuse.c) */
+	if (conn->park == EXS_PARK_IDLE && type != EXS_MSG_OPEN)
+		return -EPROTO;
+
+	switch (type) {
+	case EXS_MSG_READY:
+		if (conn->peer_ready || cursor || conn->refused)
+			return -EPROTO;
+		conn->peer_ready = true;
+		exs_conn_announce(conn);
+		if (conn->state != EXS_CONN_ESTABLISHED)
+			return 0;
+		exs_conn_tx_push(conn);
+		exs_conn_wake(conn, EPOLLOUT | EPOLLWRNORM);
+		return 0;
+	case EXS_MSG_CREDIT:
+		if (!conn->peer_ready || conn->last_rcvd ||
+		    !exs_cursor_advance_ok(conn->tcredit, cursor,
+					   conn->tposted))
+			return -EPROTO;
+		conn->tcredit = cursor;
+		exs_conn_tx_push(conn);
+		exs_conn_write_space(conn);
+		return 0;
+	case EXS_MSG_FIN:
+		if (conn->fin_rcvd || cursor != conn->rprod)
+			return -EPROTO;
+		conn->fin_rcvd = true;
+		exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM | EPOLLRDHUP);
+		return 0;
+	case EXS_MSG_ABORT:
+		return cursor ? -EPROTO : -ECONNRESET;
+	case EXS_MSG_DATA:
+		return exs_rx_bytes(conn, cursor) ? 0 : -EPROTO;
+	case EXS_MSG_LAST:
+		/* after its FIN; it consumed what we sent, or some of it */
+		if (!conn->fin_rcvd || conn->last_rcvd ||
+		    !exs_cursor_advance_ok(conn->tcredit, cursor,
+					   conn->tposted))
+			return -EPROTO;
+		conn->last_rcvd = true;
+		conn->last_cursor = cursor;
+		conn->tcredit = cursor;
+		if (conn->orphan && exs_conn_tx_finished(conn))
+			exs_conn_finished(conn);
+		return 0;
+	case EXS_MSG_OPEN:
+		return exs_park_accept(conn, &peer);
+	case EXS_MSG_RESUME:
+		return exs_resume_rx(conn, cursor, rx->msg.flags);
+	case EXS_MSG_REFUSE:
+		/* the answer to our OPEN, instead of READY */
+		if (conn->passive || !conn->reused || conn->peer_ready ||
+		    conn->refused || cursor == EXS_WIRE_REJ_NONE ||
+		    cursor == EXS_WIRE_REJ_VERSION ||
+		    cursor > EXS_WIRE_REJ_NOMEM)
+			return -EPROTO;
+		conn->refused = cursor;
+		if (conn->on_connect)
+			conn->on_connect(conn);
+		return 0;
+	default:
+		return -EPROTO;
+	}
+}
+
+/* Which message broke the protocol, and the state it found: enough to
+ * tell a hostile peer from a bug of ours.
+ */
+static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
+{
+	static const char * const what[__EXS_MSG_MAX] = {
+		[0]		 = "a malformed message or write",
+		[EXS_MSG_READY]	 = "READY",
+		[EXS_MSG_CREDIT] = "CREDIT",
+		[EXS_MSG_FIN]	 = "FIN",
+		[EXS_MSG_ABORT]	 = "ABORT",
+		[EXS_MSG_DATA]	 = "DATA",
+		[EXS_MSG_LAST]	 = "LAST",
+		[EXS_MSG_OPEN]	 = "OPEN",
+		[EXS_MSG_REFUSE] = "REFUSE",
+		[EXS_MSG_RESUME] = "RESUME",
+	};
+
+	pr_warn_ratelimited("protocol error from peer: %s (%s%s, ready %d/%d, fin %d/%d, last %d/%d, park %u, orphan %d), connection reset\n",
+			    type < __EXS_MSG_MAX ? what[type] : what[0],
+			    conn->passive ? "acceptor" : "connector",
+			    conn->reused ? ", reused" : "",
+			    conn->ready_sent, conn->peer_ready,
+			    conn->fin_sent, conn->fin_rcvd,
+			    conn->last_sent, conn->last_rcvd,
+			    conn->park, conn->orphan);
+}
+
+void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct exs_rx_slot *slot = container_of(wc->wr_cqe,
+						struct exs_rx_slot, cqe);
+	struct exs_conn *conn = slot->conn;
+	u8 type = 0;
+	int err = 0;
+	u32 imm;
+
+	spin_lock(&conn->lock);
+	if (wc->status != IB_WC_SUCCESS) {
+		exs_conn_wc_failed(conn, wc, true);
+		spin_unlock(&conn->lock);
+		return;
+	}
+	/* The peer's READY may beat our own ESTABLISHED event (its RTU is
+	 * still on the way): receives are live from the REP on.
+	 */
+	if (conn->state == EXS_CONN_CLOSED) {
+		spin_unlock(&conn->lock);
+		return;
+	}
+	conn->last_heard = jiffies;
+	switch (wc->opcode) {
+	case IB_WC_RECV_RDMA_WITH_IMM:
+		/* a message's last write carries its length: never more bytes
+		 * than that length says
+		 */
+		imm = be32_to_cpu(wc->ex.imm_data);
+		err = (wc->wc_flags & IB_WC_WITH_IMM) &&
+		      wc->byte_len <= (imm & EXS_IMM_LEN_MASK) &&
+		      exs_rx_bytes(conn, imm) ? 0 : -EPROTO;
+		break;
+	case IB_WC_RECV:
+		err = exs_rx_msg(conn, wc, slot, &type);
+		break;
+	default:
+		err = -EPROTO;
+		break;
+	}
+	/* ours, not the peer's: a reset, not a protocol error */
+	if (!err && exs_conn_post_recv(conn, slot))
+		err = -ECONNRESET;
+	if (err == -EPROTO)
+		exs_rx_proto_err(conn, type);
+	spin_unlock(&conn->lock);
+
+	/* the peer's reset needs no answer; its protocol error hears one */
+	if (err == -EPROTO)
+		exs_conn_reset(conn, true);
+	else if (err)
+		exs_conn_abort(conn, -ECONNRESET, false);
+}
