@@ -147,10 +147,7 @@ static int exs_conn_send_msg(struct exs_conn *conn,
 	/* a resuming connection says RESUME first, and nothing before */
 	if (conn->resume)
 		return -ENOTCONN;
-	conn->tx_msg.type = type;
-	conn->tx_msg.flags = 0;
-	conn->tx_msg.reserved = 0;
-	conn->tx_msg.cursor = cpu_to_be32(cursor);
+	exs_wire_build_msg(&conn->tx_msg, type, 0, cursor);
 	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
 				 kind);
 }
@@ -167,10 +164,8 @@ int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
  */
 int exs_conn_send_resume(struct exs_conn *conn)
 {
-	conn->tx_msg.type = EXS_MSG_RESUME;
-	conn->tx_msg.flags = conn->fin_rcvd ? EXS_RESUME_FIN : 0;
-	conn->tx_msg.reserved = 0;
-	conn->tx_msg.cursor = cpu_to_be32(conn->rprod);
+	exs_wire_build_msg(&conn->tx_msg, EXS_MSG_RESUME,
+			   conn->fin_rcvd ? EXS_RESUME_FIN : 0, conn->rprod);
 	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
 				 EXS_TX_CTRL);
 }

@@ -149,6 +149,15 @@ void exs_wire_build_req(struct exs_wire_req *req,
 	req->ring_len = cpu_to_be32(self->ring_len);
 }
 
+void exs_wire_build_msg(struct exs_wire_msg *msg,
+			enum exs_wire_msg_type type, u8 flags, u32 cursor)
+{
+	msg->type = type;
+	msg->flags = flags;
+	msg->reserved = 0;
+	msg->cursor = cpu_to_be32(cursor);
+}
+
 void exs_wire_build_open(struct exs_wire_open *open,
 			 const struct exs_wire_peer *self)
 {

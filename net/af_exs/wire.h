@@ -141,6 +141,8 @@ int exs_wire_parse_msg(const void *data, unsigned int len,
 		       enum exs_wire_msg_type *type, u32 *cursor);
 void exs_wire_build_req(struct exs_wire_req *req,
 			const struct exs_wire_peer *self);
+void exs_wire_build_msg(struct exs_wire_msg *msg,
+			enum exs_wire_msg_type type, u8 flags, u32 cursor);
 void exs_wire_build_open(struct exs_wire_open *open,
 			 const struct exs_wire_peer *self);
 void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey,

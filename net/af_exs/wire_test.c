@@ -224,6 +224,21 @@ static void exs_wire_test_resume(struct kunit *test)
 	msg.type = EXS_MSG_CREDIT;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
 						 &cursor), -EPROTO);
+
+	/* what the sender builds (tx.c) the receiver takes back */
+	memset(&msg, 0xff, sizeof(msg));
+	exs_wire_build_msg(&msg, EXS_MSG_RESUME, EXS_RESUME_FIN, 8192);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_RESUME);
+	KUNIT_EXPECT_EQ(test, cursor, 8192U);
+	KUNIT_EXPECT_EQ(test, msg.flags, EXS_RESUME_FIN);
+	memset(&msg, 0xff, sizeof(msg));
+	exs_wire_build_msg(&msg, EXS_MSG_CREDIT, 0, 0xfffffff0);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_CREDIT);
+	KUNIT_EXPECT_EQ(test, cursor, 0xfffffff0U);
 }
 
 /* The messages of reuse: an OPEN is a header and a REQ, and only that
