@@ -10,7 +10,11 @@ exs-run so that its sockets are AF_EXS.  ROLE says what this end does:
   unaccepted
           (listen only) once a connection is in the listener's queue,
           CMD if given, then close the listener, never having accepted
-          it: the connector sees a reset, as on TCP.
+          it: the connector sees a reset, as on TCP;
+  finished
+          the counter-case: the exchange, shutdown(SHUT_WR), recv()
+          until EOF, then CMD if given: recv() must still say EOF, not
+          a reset.
 
   exs_reset.py listen PORT ROLE [CMD]
   exs_reset.py connect ADDR PORT ROLE [CMD]
@@ -25,7 +29,7 @@ import subprocess
 import sys
 import time
 
-ROLES = ("reset", "wait", "unaccepted")
+ROLES = ("reset", "wait", "unaccepted", "finished")
 
 
 def usage():
@@ -79,6 +83,23 @@ try:
         run(cmd)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                      struct.pack("ii", 1, 0))
+        s.close()
+        sys.exit(0)
+    if role == "finished":
+        if got != b"x":
+            sys.exit("exs_reset: no exchange")
+        s.shutdown(socket.SHUT_WR)
+        if s.recv(1) != b"":
+            sys.exit("exs_reset: no EOF")
+        run(cmd)
+        # what CMD did to the connection has reached the socket by now
+        time.sleep(0.5)
+        try:
+            got = s.recv(1)
+        except OSError as e:
+            sys.exit(f"exs_reset: {e} after EOF")
+        if got != b"":
+            sys.exit(f"exs_reset: recv gave {got!r} after EOF")
         s.close()
         sys.exit(0)
     start = time.monotonic()

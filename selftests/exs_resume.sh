@@ -6,7 +6,8 @@
 # made to fail (/sys/kernel/debug/af_exs/fail_qp: as if the device had
 # reported the QP failed) several times.  Every byte must arrive intact, over RDMA
 # all along (SO_DOMAIN, the device's packet counters, TCP quiet), each
-# resume counted (RdmaResumes) and none failed; then, with resuming off
+# resume counted (RdmaResumes) and none failed; a failure once both FINs
+# are through ends the connection in order; then, with resuming off
 # (the module's resume parameter), the same failure ends the connection
 # with ECONNRESET, as before.
 #
@@ -270,6 +271,46 @@ if want "$name"; then
 		"[ $(exs_stat_delta "$EXS_TMP/reset.stat" RdmaResumes) = 0 ] &&
 		 [ $(exs_stat_delta "$EXS_TMP/reset.stat" RdmaResumeFails) = 0 ]"
 	sync_case 26010
+fi
+
+# A QP that fails once both FINs are through loses nothing: the
+# connection ends in order, as when the peer disconnects then.  Each end
+# shuts its writing down and reads EOF; then a fails its QP, this time
+# whatever its stream (2 > fail_qp), and both ends still read EOF, with
+# no abort counted and no resume tried.
+name="the QP fails after both FINs"
+port=26020
+if want "$name"; then
+	exs_stat_save "$EXS_TMP/fin.stat"
+	failed=$share/failed.$port
+	if [ "$host" = b ]; then
+		exs_bg exs-run python3 "$here/exs_reset.py" listen $port \
+			finished "while [ ! -e $failed ]; do sleep 0.1; done" \
+			> "$EXS_TMP/fin.log" 2>&1
+		exs_wait_listen $port 10
+		ready $port
+	else
+		await_ready $port
+		exs_bg exs-run python3 "$here/exs_reset.py" connect $peer4 \
+			$port finished "sleep 0.5; echo 2 > $knob; touch $failed" \
+			> "$EXS_TMP/fin.log" 2>&1
+	fi
+	if wait "${EXS_PIDS[-1]}"; then
+		exs_ok "$name: $host: EOF, then EOF again"
+	else
+		exs_fail "$name: $host: EOF, then EOF again"
+		sed 's/^/#   /' "$EXS_TMP/fin.log"
+	fi
+	if [ "$host" = a ]; then
+		exs_assert "$name: a: the connection was on RDMA, its QP failed" \
+			"[ $(exs_stat_delta "$EXS_TMP/fin.stat" ConnectRdma) -ge 1 ] &&
+			 [ $(exs_stat_delta "$EXS_TMP/fin.stat" TestQpFailures) -ge 1 ]"
+	fi
+	exs_assert "$name: $host: no abort, no resume" \
+		"[ $(exs_stat_delta "$EXS_TMP/fin.stat" RdmaAborts) = 0 ] &&
+		 [ $(exs_stat_delta "$EXS_TMP/fin.stat" RdmaResumes) = 0 ] &&
+		 [ $(exs_stat_delta "$EXS_TMP/fin.stat" RdmaResumeFails) = 0 ]"
+	sync_case $port
 fi
 
 # Resuming off: the failure ends the connection, as before resuming was

@@ -890,11 +890,15 @@ static void exs_qp_event(struct ib_event *ev, void *context)
 }
 
 /* The device failed the QP on its own (IB_EVENT_QP_FATAL): a new QP, or
- * a reset.  Called under conn->lock.
+ * a reset.  Once both FINs are through nothing is lost with it, so the
+ * connection ends in order, as when the peer disconnects then.  Called
+ * under conn->lock.
  */
 void exs_conn_qp_fatal(struct exs_conn *conn)
 {
-	if (!exs_conn_resume(conn, -ECONNRESET))
+	if (conn->fin_rcvd && conn->fin_acked)
+		exs_conn_queue_hw(conn);
+	else if (!exs_conn_resume(conn, -ECONNRESET))
 		__exs_conn_abort(conn, -ECONNRESET, false);
 }
 

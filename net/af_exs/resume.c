@@ -343,18 +343,29 @@ void exs_resume_stop(struct exs_conn *conn)
 		rdma_destroy_id(rid);
 }
 
-/* Tests: a write to /sys/kernel/debug/af_exs/fail_qp is, for every
- * connection of the writer's namespace that is up and in use, the
- * device's report that its QP failed (IB_EVENT_QP_FATAL).
+/* Tests: a write to /sys/kernel/debug/af_exs/fail_qp is, for connections
+ * of the writer's namespace that are up and in use, the device's report
+ * that their QP failed (IB_EVENT_QP_FATAL).  1: those whose stream is
+ * still open one way or the other (a failure resumes them); 2: also those
+ * whose stream is over both ways, which then end in order.
  */
 static struct dentry *exs_debugfs_dir;
 
-static void exs_fail_qp_one(struct exs_conn *conn, void *net)
+struct exs_fail_qp {
+	struct net	*net;
+	bool		over_too;
+};
+
+static void exs_fail_qp_one(struct exs_conn *conn, void *arg)
 {
+	const struct exs_fail_qp *fq = arg;
+
 	spin_lock(&conn->lock);
-	if (net_eq(conn->net, net) && conn->state == EXS_CONN_ESTABLISHED &&
+	if (net_eq(conn->net, fq->net) &&
+	    conn->state == EXS_CONN_ESTABLISHED &&
 	    conn->announced && conn->park == EXS_PARK_NONE &&
-	    !conn->resume && !conn->qp_closing) {
+	    !conn->resume && !conn->qp_closing &&
+	    (fq->over_too || !(conn->fin_rcvd && conn->fin_acked))) {
 		EXS_INC_STATS(conn->net, EXS_MIB_QPFAILTESTS);
 		exs_conn_qp_fatal(conn);
 	}
@@ -364,7 +375,17 @@ static void exs_fail_qp_one(struct exs_conn *conn, void *net)
 static ssize_t exs_fail_qp_write(struct file *file, const char __user *buf,
 				 size_t len, loff_t *ppos)
 {
-	exs_dev_each_conn(exs_fail_qp_one, current->nsproxy->net_ns);
+	struct exs_fail_qp fq = { .net = current->nsproxy->net_ns };
+	unsigned int which;
+	int err;
+
+	err = kstrtouint_from_user(buf, len, 0, &which);
+	if (err)
+		return err;
+	if (which != 1 && which != 2)
+		return -EINVAL;
+	fq.over_too = which == 2;
+	exs_dev_each_conn(exs_fail_qp_one, &fq);
 	return len;
 }
 
