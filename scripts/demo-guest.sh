@@ -15,12 +15,21 @@ pkts() {
 		if ($i == "sent_pkts" || $i == "rcvd_pkts") n += $(i + 1) } END { print n + 0 }'
 }
 
-snap() { o=$(stat ActiveOpen) r=$(stat ConnectRdma) f=$(fallbacks) s=$(segs) p=$(pkts); }
+snap() {
+	o=$(stat ActiveOpen) r=$(stat ConnectRdma) f=$(fallbacks) s=$(segs)
+	p=$(pkts) e=$(stat ParkExpired)
+}
 
 transport() {	# what carried the connections since snap
 	echo "   AF_EXS connections: $(($(stat ActiveOpen) - o)) opened," \
 	     "$(($(stat ConnectRdma) - r)) over RDMA, $(($(fallbacks) - f)) fell back to TCP"
 	echo "   packets: RDMA device $(($(pkts) - p)), TCP segments $(($(segs) - s))"
+	# case 1's queue pairs stay parked for reuse, then end: a DREQ and
+	# its reply each, counted by the device whenever that falls
+	local ended=$(($(stat ParkExpired) - e))
+	[ "$ended" = 0 ] ||
+		echo "   (the RDMA packets: $ended parked queue pair(s) of case 1 ending, idle" \
+		     "$(sysctl -n net.exs.reuse_idle_ms) ms)"
 }
 
 if [ "$1" = b ]; then

@@ -89,6 +89,7 @@ one() {
 }
 # (it parks for a second only)
 sysctl -qw net.exs.reuse_idle_ms=1000
+expired=$(exs_stat ParkExpired)
 one "... and the next connection rides that queue pair"
 exs_check "... (ConnectReuse +$(delta ConnectReuse "$reuse"))" \
 	[ "$(delta ConnectReuse "$reuse")" = 1 ]
@@ -98,6 +99,8 @@ sysctl -qw net.exs.reuse_idle_ms=10000
 one "a queue pair parked longer than net.exs.reuse_idle_ms is gone"
 exs_check "... so the next connection is one of its own" \
 	[ "$(delta ConnectReuse "$reuse")" = 0 ]
+exs_check "... its parked end's time ran out (ParkExpired +$(delta ParkExpired "$expired"))" \
+	[ "$(delta ParkExpired "$expired")" -ge 1 ]
 exs_wait_until 10 parked_by 2
 sysctl -qw net.exs.reuse_idle_ms=0
 one "with net.exs.reuse_idle_ms 0, no reuse"

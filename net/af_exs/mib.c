@@ -41,6 +41,7 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_PARKED]	= "Parked",
 	[EXS_MIB_CONNECTREUSE]	= "ConnectReuse",
 	[EXS_MIB_ACCEPTREUSE]	= "AcceptReuse",
+	[EXS_MIB_PARKEXPIRED]	= "ParkExpired",
 	[EXS_MIB_RESUMES]	= "RdmaResumes",
 	[EXS_MIB_RESUMEFAILS]	= "RdmaResumeFails",
 	[EXS_MIB_QPFAILTESTS]	= "TestQpFailures",

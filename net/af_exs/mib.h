@@ -36,6 +36,7 @@ enum exs_mib_field {
 	EXS_MIB_PARKED,		/* connections whose QP was kept for reuse */
 	EXS_MIB_CONNECTREUSE,	/* connect() ended on a parked QP */
 	EXS_MIB_ACCEPTREUSE,	/* a listener took an OPEN on a parked QP */
+	EXS_MIB_PARKEXPIRED,	/* a parked QP idle too long, ended */
 	EXS_MIB_RESUMES,	/* connections moved to a new QP, stream kept */
 	EXS_MIB_RESUMEFAILS,	/* ...that ended instead */
 	EXS_MIB_QPFAILTESTS,	/* QP failures a test made up (debugfs) */

@@ -152,6 +152,8 @@ bool exs_park_expire(struct exs_conn *conn)
 	      conn->state == EXS_CONN_ESTABLISHED &&
 	      exs_conn_tx_finished(conn)))
 		return false;
+	if (conn->park == EXS_PARK_IDLE)
+		EXS_INC_STATS(conn->net, EXS_MIB_PARKEXPIRED);
 	exs_conn_queue_hw(conn);
 	return true;
 }
