@@ -305,28 +305,32 @@ int exs_conn_create_qp(struct exs_conn *conn);
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
 void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
-void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
-void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
 void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
-void exs_conn_orphan(struct exs_conn *conn, bool reset);
-void exs_conn_disown(struct exs_conn *conn, struct socket **native,
-		     bool reset);
 void exs_conn_put(struct exs_conn *conn);
-void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id);
-void exs_conn_queue_hw(struct exs_conn *conn);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
-void exs_conn_report_err(struct exs_conn *conn);
 void exs_wake(struct exs_sock *exs, __poll_t mask);
 void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 			bool recv);
 void exs_conn_qp_fatal(struct exs_conn *conn);
 void exs_conn_announce(struct exs_conn *conn);
-void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay);
-void exs_conn_disarm_timeout(struct exs_conn *conn);
 void exs_conn_renew(struct exs_conn *conn);
 int exs_conn_make_qp(struct exs_conn *conn);
 int exs_conn_init(void);
 void exs_conn_exit(void);
+
+/* teardown.c */
+void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
+void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
+void exs_conn_orphan(struct exs_conn *conn, bool reset);
+void exs_conn_disown(struct exs_conn *conn, struct socket **native,
+		     bool reset);
+void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id);
+void exs_conn_queue_hw(struct exs_conn *conn);
+void exs_conn_hw_work(struct work_struct *work);
+void exs_conn_report_err(struct exs_conn *conn);
+void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay);
+void exs_conn_disarm_timeout(struct exs_conn *conn);
+void exs_conn_timeout_work(struct work_struct *work);
 
 /* tx.c */
 void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc);
