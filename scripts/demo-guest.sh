@@ -28,8 +28,8 @@ transport() {	# what carried the connections since snap
 	# its reply each, counted by the device whenever that falls
 	local ended=$(($(stat ParkExpired) - e))
 	[ "$ended" = 0 ] ||
-		echo "   (the RDMA packets: $ended parked queue pair(s) of case 1 ending, idle" \
-		     "$(sysctl -n net.exs.reuse_idle_ms) ms)"
+		echo "   (those RDMA packets: case 1's parked queue pairs ending, $ended of" \
+		     "them, idle for net.exs.reuse_idle_ms)"
 }
 
 if [ "$1" = b ]; then
