@@ -465,12 +465,10 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 	case EXS_WC_IGNORE:
 		break;
 	case EXS_WC_TIMEDOUT:
-		if (!exs_conn_resume(conn, -ETIMEDOUT))
-			__exs_conn_abort(conn, -ETIMEDOUT, false);
+		exs_conn_qp_failed(conn, -ETIMEDOUT);
 		break;
 	case EXS_WC_RESET:
-		if (!exs_conn_resume(conn, -ECONNRESET))
-			__exs_conn_abort(conn, -ECONNRESET, false);
+		exs_conn_qp_failed(conn, -ECONNRESET);
 		break;
 	case EXS_WC_PEER_FAULT:
 		pr_warn_ratelimited("peer's request refused by the device (%s), connection reset\n",
@@ -504,17 +502,17 @@ static void exs_qp_event(struct ib_event *ev, void *context)
 	}
 }
 
-/* The device failed the QP on its own (IB_EVENT_QP_FATAL): a new QP, or
- * a reset.  Once both FINs are through nothing is lost with it, so the
- * connection ends in order, as when the peer disconnects then.  Called
- * under conn->lock.
+/* The QP failed under @conn (the device's fatal event, a request that
+ * timed out or was flushed): a new QP, or @err.  Once the stream is over
+ * both ways nothing is lost with the QP, so the connection ends in
+ * order, as when the peer disconnects then.  Called under conn->lock.
  */
-void exs_conn_qp_fatal(struct exs_conn *conn)
+void exs_conn_qp_failed(struct exs_conn *conn, int err)
 {
-	if (conn->fin_rcvd && conn->fin_acked)
+	if (exs_conn_stream_over(conn))
 		exs_conn_queue_hw(conn);
-	else if (!exs_conn_resume(conn, -ECONNRESET))
-		__exs_conn_abort(conn, -ECONNRESET, false);
+	else if (!exs_conn_resume(conn, err))
+		__exs_conn_abort(conn, err, false);
 }
 
 /* A request or access error is the peer's doing; the device's own failure
@@ -533,7 +531,7 @@ static void exs_qp_event_work(struct work_struct *work)
 				    ib_event_msg(event),
 				    fatal ? "" : ", connection reset");
 		if (fatal)
-			exs_conn_qp_fatal(conn);
+			exs_conn_qp_failed(conn, -ECONNRESET);
 		else
 			__exs_conn_abort(conn, -ECONNRESET, true);
 	}

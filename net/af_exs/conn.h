@@ -288,6 +288,14 @@ struct exs_conn {
 	};
 };
 
+/* Both FINs are through: every byte either way was delivered, so a QP
+ * that fails now takes nothing with it.  Called under conn->lock.
+ */
+static inline bool exs_conn_stream_over(const struct exs_conn *conn)
+{
+	return conn->fin_rcvd && conn->fin_acked;
+}
+
 /* device.c */
 int exs_device_init(void);
 void exs_device_exit(void);
@@ -311,7 +319,7 @@ void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
 void exs_wake(struct exs_sock *exs, __poll_t mask);
 void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 			bool recv);
-void exs_conn_qp_fatal(struct exs_conn *conn);
+void exs_conn_qp_failed(struct exs_conn *conn, int err);
 void exs_conn_announce(struct exs_conn *conn);
 void exs_conn_renew(struct exs_conn *conn);
 int exs_conn_make_qp(struct exs_conn *conn);

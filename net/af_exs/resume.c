@@ -75,7 +75,7 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	    conn->state != EXS_CONN_ESTABLISHED || !conn->announced ||
 	    !conn->peer_ready || conn->park != EXS_PARK_NONE ||
 	    conn->last_sent || conn->last_rcvd ||
-	    (conn->fin_rcvd && conn->fin_acked) || !conn->id ||
+	    exs_conn_stream_over(conn) || !conn->id ||
 	    !conn->dev || READ_ONCE(conn->dev->dying))
 		return false;
 	/* from here nothing is written (exs_conn_tx_push()) until both
@@ -130,7 +130,7 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	conn->sq_tail = conn->sq_head;
 	conn->sq_signaled = conn->sq_head;
 	go_on = conn->state == EXS_CONN_ESTABLISHED &&
-		!(conn->fin_rcvd && conn->fin_acked);
+		!exs_conn_stream_over(conn);
 	if (go_on)
 		conn->resume = conn->passive ? EXS_RESUME_WAIT :
 					       EXS_RESUME_CONNECT;
@@ -365,9 +365,9 @@ static void exs_fail_qp_one(struct exs_conn *conn, void *arg)
 	    conn->state == EXS_CONN_ESTABLISHED &&
 	    conn->announced && conn->park == EXS_PARK_NONE &&
 	    !conn->resume && !conn->qp_closing &&
-	    (fq->over_too || !(conn->fin_rcvd && conn->fin_acked))) {
+	    (fq->over_too || !exs_conn_stream_over(conn))) {
 		EXS_INC_STATS(conn->net, EXS_MIB_QPFAILTESTS);
-		exs_conn_qp_fatal(conn);
+		exs_conn_qp_failed(conn, -ECONNRESET);
 	}
 	spin_unlock(&conn->lock);
 }
