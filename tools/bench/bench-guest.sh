@@ -56,10 +56,11 @@ if [ "$host" = b ]; then
 		exs_bench -s -f smc -p 18003 &
 	fi
 	touch "$share/servers.ready"
-	# perftest serves one test per run, and an rsockets server did not
-	# survive 64 clients: a names each such server in cmd.N, and asks for
-	# N+1 only when done with N, so a server still running then is
-	# stopped (a perftest one whose client failed would hold its port)
+	# perftest serves one test per run, and rsockets wants a server
+	# per rr client (sock()): a names each such server in cmd.N, and
+	# asks for N+1 only when done with N, so a server still running then
+	# is stopped, with what it started (timeout signals its process
+	# group; a perftest server whose client failed would hold its port)
 	n=0 spid=
 	while [ ! -e "$share/finished" ]; do
 		if [ -e "$share/cmd.$((n + 1))" ]; then
@@ -99,21 +100,37 @@ missing() {	# missing REP TRANSPORT WORKLOAD SIZE CLIENTS WHY
 
 # sock REP TRANSPORT WORKLOAD SIZE [CLIENTS]: one exs_bench figure
 sock() {
-	local rep=$1 t=$2 w=$3 z=$4 c=${5:-1} pre=() opt=() line
+	local rep=$1 t=$2 w=$3 z=$4 c=${5:-1} pre=() opt=() line rc try
 	case "$t" in
 	smc) [ -z "$smc_why" ] ||
 		{ missing "$rep" "$t" "$w" "$z" "$c" "$smc_why"; return; } ;;
 	rsockets) [ -n "$rspreload" ] ||
 		{ missing "$rep" "$t" "$w" "$z" "$c" "librspreload.so not installed"; return; }
 		pre=(env LD_PRELOAD="$rspreload")
-		remote "LD_PRELOAD=$rspreload exec exs_bench -s -f tcp -p 18004"
-		sleep 1 ;;
+		# Debian 12's rsockets (rdma-core 44) loses connections
+		# once a process serves more than three (rdma-core's fix:
+		# "Fix for cm_svc_run", 2024): a server per rr client, on
+		# ports 18004 up, each its own process
+		[ "$w" = rr ] && opt=(-S "$c")
+		remote "for ((p = 18004; p < 18004 + ${opt[1]:-1}; p++)); do
+			LD_PRELOAD=$rspreload exs_bench -s -f tcp -p \$p &
+			done; wait" ;;
 	exs_busypoll) opt=(-b 50000) ;;	# longer than a TCG round trip
 	esac
-	if line=$(timeout 60 "${pre[@]}" exs_bench -c $peer -p "${port[$t]}" \
-			-f "${family[$t]}" -L "$t" -w "$w" -z "$z" -n "$c" \
-			-t "$secs" "${opt[@]}" 2> "$out/bench.err"); then
+	# a server b has just started may not listen yet
+	for ((try = 0; try < 20; try++)); do
+		[ "$t" = rsockets ] && sleep 1
+		line=$(timeout 60 "${pre[@]}" exs_bench -c $peer \
+			-p "${port[$t]}" -f "${family[$t]}" -L "$t" -w "$w" \
+			-z "$z" -n "$c" -t "$secs" "${opt[@]}" 2> "$out/bench.err")
+		rc=$?
+		[ "$t" = rsockets ] && [ $rc != 0 ] &&
+			grep -q "Connection refused" "$out/bench.err" || break
+	done
+	if [ $rc = 0 ]; then
 		echo "$line" | emit "$rep"
+	elif [ $rc = 124 ]; then
+		missing "$rep" "$t" "$w" "$z" "$c" "no answer within 60 s"
 	else
 		missing "$rep" "$t" "$w" "$z" "$c" \
 			"$(tail -n 1 "$out/bench.err" | tr -d '"\\')"

@@ -19,7 +19,10 @@
  * its host's RDMA packet counters, so make bench can prove which transport
  * carried the bytes (a figure on the wrong transport is thrown away).
  * Options: -b US busy-polls AF_EXS sockets (EXS_BUSY_POLL, both ends);
- * -L LABEL names the transport in the output.
+ * -L LABEL names the transport in the output; -S N spreads rr's clients
+ * over N servers, on ports PORT to PORT + N - 1 (client i on PORT + i % N):
+ * rdma-core 44's rsockets loses a connection's CM events once a process
+ * serves more than three at a time (make bench runs a server for each).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -59,12 +62,12 @@ struct hello {
 
 static struct {
 	const char *family, *port, *addr, *workload, *label;
-	unsigned int size, clients, busy_poll_us;
+	unsigned int size, clients, busy_poll_us, servers;
 	double seconds;
 	bool server;
 } cfg = {
 	.family = "tcp", .port = "18000", .workload = "pp", .size = 16,
-	.clients = 1, .seconds = 2,
+	.clients = 1, .seconds = 2, .servers = 1,
 };
 
 static void __attribute__((noreturn)) die(const char *what)
@@ -287,16 +290,18 @@ static void __attribute__((noreturn)) run_server(void)
 
 /* --- client ------------------------------------------------------------ */
 
-static struct sockaddr_storage peer;
-static socklen_t peer_len;
+static struct sockaddr_in peer;	/* run_client() asks for AF_INET */
 
-static int dial(enum mode mode, unsigned int size)
+/* connect to the server @server ports above -p's */
+static int dial(enum mode mode, unsigned int size, unsigned int server)
 {
 	struct hello h = { HELLO_MAGIC, mode, size, cfg.busy_poll_us };
+	struct sockaddr_in to = peer;
 	int fd, one = 1, domain;
 
+	to.sin_port = htons(ntohs(to.sin_port) + server);
 	fd = open_socket(&domain);
-	if (connect(fd, (struct sockaddr *)&peer, peer_len))
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)))
 		die("connect");
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	set_busy_poll(fd, cfg.busy_poll_us);
@@ -353,7 +358,7 @@ static void ping_pong(struct result *r)
 	double *rtt = calloc(MAX_SAMPLES, sizeof(*rtt));
 	char *buf = calloc(1, cfg.size);
 	double t0, t, end;
-	int fd = dial(MODE_ECHO, cfg.size), i;
+	int fd = dial(MODE_ECHO, cfg.size, 0), i;
 	uint64_t n = 0;
 
 	if (!rtt || !buf)
@@ -390,7 +395,7 @@ static void ping_pong(struct result *r)
 static void stream(struct result *r)
 {
 	char *buf = calloc(1, cfg.size);
-	int fd = dial(MODE_SINK, cfg.size);
+	int fd = dial(MODE_SINK, cfg.size, 0);
 	uint64_t got = 0, n = 0;
 	double t0, end;
 
@@ -425,7 +430,7 @@ static void conn_rate(struct result *r)
 	int fd;
 
 	do {
-		fd = dial(MODE_ECHO, 1);
+		fd = dial(MODE_ECHO, 1, 0);
 		if (full_io(fd, &c, 1, true) || full_io(fd, &c, 1, false))
 			die("exchange");
 		if (!n)
@@ -474,7 +479,7 @@ static void request_response(struct result *r)
 	if (!c)
 		die("calloc");
 	for (i = 0; i < cfg.clients; i++)
-		c[i].fd = dial(MODE_ECHO, cfg.size);
+		c[i].fd = dial(MODE_ECHO, cfg.size, i % cfg.servers);
 	r->carrier = carrier(c[0].fd);
 	pthread_barrier_init(&start_line, NULL, cfg.clients + 1);
 	t0 = now();
@@ -505,11 +510,10 @@ static int run_client(void)
 
 	if (getaddrinfo(cfg.addr, cfg.port, &hints, &ai))
 		die("getaddrinfo");
-	memcpy(&peer, ai->ai_addr, ai->ai_addrlen);
-	peer_len = ai->ai_addrlen;
+	memcpy(&peer, ai->ai_addr, sizeof(peer));
 	freeaddrinfo(ai);
 
-	ctl = dial(MODE_CPU, 1);
+	ctl = dial(MODE_CPU, 1, 0);
 	srv0 = server_usage(ctl);
 	cpu0 = host_usage();
 	pkts0 = rdma_pkts();
@@ -556,7 +560,8 @@ static int run_client(void)
 static const char help[] =
 	"exs_bench -s [-f tcp|exs|smc] [-p PORT]\n"
 	"exs_bench -c ADDR [-f tcp|exs|smc] [-p PORT] [-w pp|stream|conn|rr]\n"
-	"          [-z SIZE] [-n CLIENTS] [-t SECONDS] [-b BUSY_US] [-L LABEL]\n";
+	"          [-z SIZE] [-n CLIENTS] [-t SECONDS] [-b BUSY_US] [-L LABEL]\n"
+	"          [-S SERVERS]\n";
 
 static void __attribute__((noreturn)) bad_args(void)
 {
@@ -568,7 +573,7 @@ int main(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "sc:f:p:w:z:n:t:b:L:")) != -1) {
+	while ((opt = getopt(argc, argv, "sc:f:p:w:z:n:t:b:L:S:")) != -1) {
 		switch (opt) {
 		case 's':
 			cfg.server = true;
@@ -600,6 +605,9 @@ int main(int argc, char **argv)
 		case 'L':
 			cfg.label = optarg;
 			break;
+		case 'S':
+			cfg.servers = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			bad_args();
 		}
@@ -608,7 +616,8 @@ int main(int argc, char **argv)
 	    strcmp(cfg.family, "smc"))
 		bad_args();
 	if (!cfg.size || cfg.size > MAX_SIZE || !cfg.clients ||
-	    cfg.clients > MAX_CLIENTS || cfg.seconds <= 0)
+	    cfg.clients > MAX_CLIENTS || cfg.seconds <= 0 || !cfg.servers ||
+	    cfg.servers > MAX_CLIENTS)
 		bad_args();
 	signal(SIGPIPE, SIG_IGN);
 	if (cfg.server)

@@ -227,6 +227,13 @@ RATIOS = {
 }
 
 
+# No target: what the RDMA peers themselves reach where AF_EXS has one
+REFERENCE = {
+    "rr_scaling_smc_over_tcp": (gain("smc"), gain("tcp")),
+    "rr_scaling_rsockets_over_tcp": (gain("rsockets"), gain("tcp")),
+}
+
+
 def term(table, t):
     if t[0] == "gain":	# requests/s at 16 clients over 1 client
         hi, why = table.get(t[1], "rr", 64, 16)
@@ -259,6 +266,11 @@ def ratios(table):
         if why:
             summary[name + "_why"] = why
         checks.append((name, summary[name], target, sense, why))
+    for name, (num, den) in REFERENCE.items():
+        val, why = quotient(table, num, den)
+        summary[name] = None if why else round(val, 3)
+        if why:
+            summary[name + "_why"] = why
     return summary, checks
 
 
@@ -356,6 +368,10 @@ def main():
         ok = val <= target if sense == "<=" else val >= target
         print("%-36s %8.3f  %s %-5s %s" % (name, val, sense, target,
                                            "met" if ok else "MISSED"))
+    print("# for reference, the RDMA peers' own 16-to-1 gain over TCP's: " +
+          ", ".join("%s %s" % (name.split("_")[2],
+                               "null" if summary[name] is None else
+                               "%.3f" % summary[name]) for name in REFERENCE))
     print("# per request (request/response): CPU and switches of both hosts, "
           "packets on the link:")
     for line in costs(rows, primary):
