@@ -60,7 +60,7 @@ if [ "$host" = b ]; then
 	# per rr client (sock()): a names each such server in cmd.N, and
 	# asks for N+1 only when done with N, so a server still running then
 	# is stopped, with what it started (timeout signals its process
-	# group; a perftest server whose client failed would hold its port)
+	# group; a perftest server whose client failed would hold its port).
 	# b looks for them ten times a second, waiting on a FIFO nobody
 	# writes: sleep(1) there cost a fork and an exec each time, which
 	# under TCG took a third of b's CPU from every figure
@@ -104,7 +104,7 @@ missing() {	# missing REP TRANSPORT WORKLOAD SIZE CLIENTS WHY
 
 # sock REP TRANSPORT WORKLOAD SIZE [CLIENTS]: one exs_bench figure
 sock() {
-	local rep=$1 t=$2 w=$3 z=$4 c=${5:-1} pre=() opt=() line rc try
+	local rep=$1 t=$2 w=$3 z=$4 c=${5:-1} pre=() opt=() line rc try servers=1
 	case "$t" in
 	smc) [ -z "$smc_why" ] ||
 		{ missing "$rep" "$t" "$w" "$z" "$c" "$smc_why"; return; } ;;
@@ -115,8 +115,9 @@ sock() {
 		# once a process serves more than three (rdma-core's fix:
 		# "Fix for cm_svc_run", 2024): a server per rr client, on
 		# ports 18004 up, each its own process
-		[ "$w" = rr ] && opt=(-S "$c")
-		remote "for ((p = 18004; p < 18004 + ${opt[1]:-1}; p++)); do
+		[ "$w" = rr ] && servers=$c
+		opt=(-S "$servers")
+		remote "for ((p = 18004; p < 18004 + $servers; p++)); do
 			LD_PRELOAD=$rspreload exs_bench -s -f tcp -p \$p &
 			done; wait" ;;
 	exs_busypoll) opt=(-b 50000) ;;	# longer than a TCG round trip

@@ -617,7 +617,8 @@ int main(int argc, char **argv)
 		bad_args();
 	if (!cfg.size || cfg.size > MAX_SIZE || !cfg.clients ||
 	    cfg.clients > MAX_CLIENTS || cfg.seconds <= 0 || !cfg.servers ||
-	    cfg.servers > MAX_CLIENTS)
+	    cfg.servers > MAX_CLIENTS ||
+	    strtoul(cfg.port, NULL, 0) + cfg.servers - 1 > 65535)
 		bad_args();
 	signal(SIGPIPE, SIG_IGN);
 	if (cfg.server)
