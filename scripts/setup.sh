@@ -26,14 +26,21 @@ if [ ! -e "$cache/apt-updated" ] ||
 	touch "$cache/apt-updated"
 fi
 
-# The 6.12 LTS comes from bookworm-backports: name its exact packages so the
-# 6.1 metapackages from bookworm stay as they are.
-bpo=$(apt-cache madison linux-image-amd64 | awk '/bookworm-backports/ { print $3; exit }')
+# The 6.12 LTS: Debian 12's own (bookworm-security's linux-6.12), which
+# carries stable fixes that bookworm-backports' lags behind on (rxe's
+# responder reprocessed a packet when its QP failed under it, CVE-2026-93107,
+# fixed in 6.12.111); else bookworm-backports'.  Exact packages, so the 6.1
+# metapackages from bookworm stay as they are.
 k612=()
-if [ -n "$bpo" ]; then
-	img=$(apt-cache show "linux-image-amd64=$bpo" | sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -n 1)
-	hdr=$(apt-cache show "linux-headers-amd64=$bpo" | sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -n 1)
-	k612=("$img" "$hdr")
+if [ -n "$(apt-cache madison linux-image-6.12-amd64 2>/dev/null)" ]; then
+	k612=(linux-image-6.12-amd64 linux-headers-6.12-amd64)
+else
+	bpo=$(apt-cache madison linux-image-amd64 | awk '/bookworm-backports/ { print $3; exit }')
+	if [ -n "$bpo" ]; then
+		img=$(apt-cache show "linux-image-amd64=$bpo" | sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -n 1)
+		hdr=$(apt-cache show "linux-headers-amd64=$bpo" | sed -n 's/^Depends: \([^ ,]*\).*/\1/p' | head -n 1)
+		k612=("$img" "$hdr")
+	fi
 fi
 
 pkgs=(build-essential kmod file bc flex bison libelf-dev libssl-dev
