@@ -61,12 +61,12 @@ struct hello {
 };
 
 static struct {
-	const char *family, *port, *addr, *workload, *label;
-	unsigned int size, clients, busy_poll_us, servers;
+	const char *family, *addr, *workload, *label;
+	unsigned int port, size, clients, busy_poll_us, servers;
 	double seconds;
 	bool server;
 } cfg = {
-	.family = "tcp", .port = "18000", .workload = "pp", .size = 16,
+	.family = "tcp", .port = 18000, .workload = "pp", .size = 16,
 	.clients = 1, .seconds = 2, .servers = 1,
 };
 
@@ -270,7 +270,7 @@ static void __attribute__((noreturn)) run_server(void)
 
 	lfd = open_socket(&domain);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sin.sin_port = htons(atoi(cfg.port));
+	sin.sin_port = htons(cfg.port);
 	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) ||
 	    listen(lfd, 512))
 		die("listen");
@@ -508,10 +508,11 @@ static int run_client(void)
 	long hz = sysconf(_SC_CLK_TCK);
 	int ctl;
 
-	if (getaddrinfo(cfg.addr, cfg.port, &hints, &ai))
+	if (getaddrinfo(cfg.addr, NULL, &hints, &ai))
 		die("getaddrinfo");
 	memcpy(&peer, ai->ai_addr, sizeof(peer));
 	freeaddrinfo(ai);
+	peer.sin_port = htons(cfg.port);
 
 	ctl = dial(MODE_CPU, 1, 0);
 	srv0 = server_usage(ctl);
@@ -571,6 +572,8 @@ static void __attribute__((noreturn)) bad_args(void)
 
 int main(int argc, char **argv)
 {
+	unsigned long port;
+	char *end;
 	int opt;
 
 	while ((opt = getopt(argc, argv, "sc:f:p:w:z:n:t:b:L:S:")) != -1) {
@@ -585,7 +588,10 @@ int main(int argc, char **argv)
 			cfg.family = optarg;
 			break;
 		case 'p':
-			cfg.port = optarg;
+			port = strtoul(optarg, &end, 10);
+			if (*end || !port || port > 65535)
+				bad_args();
+			cfg.port = port;
 			break;
 		case 'w':
 			cfg.workload = optarg;
@@ -618,7 +624,7 @@ int main(int argc, char **argv)
 	if (!cfg.size || cfg.size > MAX_SIZE || !cfg.clients ||
 	    cfg.clients > MAX_CLIENTS || cfg.seconds <= 0 || !cfg.servers ||
 	    cfg.servers > MAX_CLIENTS ||
-	    strtoul(cfg.port, NULL, 0) + cfg.servers - 1 > 65535)
+	    cfg.port + cfg.servers - 1 > 65535)
 		bad_args();
 	signal(SIGPIPE, SIG_IGN);
 	if (cfg.server)
