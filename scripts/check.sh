@@ -27,7 +27,7 @@ result() {	# result NAME RC [DETAIL-FILE]
 	else
 		fail=$((fail + 1))
 		echo "not ok - $1"
-		[ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/#   /' "$3" | head -n 80
+		[ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/#   /' "$3" | head -n 100
 	fi
 }
 

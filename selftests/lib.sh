@@ -44,26 +44,35 @@ exs_sysctl() {
 	done
 }
 
+# exs_tap LINE: print a TAP line; inside exs-vm, to the kernel log too, so
+# that a kernel report there says which case it came after
+exs_tap() {
+	echo "$1"
+	[ -n "${EXS_VM_HOST:-}" ] &&
+		{ echo "<6>exs-selftest: $1" > /dev/kmsg; } 2>/dev/null
+	return 0
+}
+
 exs_tap_begin() {
 	echo "TAP version 13"
-	echo "# $1"
+	exs_tap "# $1"
 }
 
 exs_ok() {
 	EXS_NTEST=$((EXS_NTEST + 1))
-	echo "ok $EXS_NTEST - $1"
+	exs_tap "ok $EXS_NTEST - $1"
 }
 
 exs_fail() {
 	EXS_NTEST=$((EXS_NTEST + 1))
 	EXS_NFAIL=$((EXS_NFAIL + 1))
-	echo "not ok $EXS_NTEST - $1${2:+ # $2}"
+	exs_tap "not ok $EXS_NTEST - $1${2:+ # $2}"
 }
 
 exs_skip() {
 	EXS_NTEST=$((EXS_NTEST + 1))
 	EXS_NSKIP=$((EXS_NSKIP + 1))
-	echo "ok $EXS_NTEST - $1 # SKIP ${2:-}"
+	exs_tap "ok $EXS_NTEST - $1 # SKIP ${2:-}"
 }
 
 # exs_skip_all NAME WHY: the whole suite cannot run here: skip and exit
@@ -216,7 +225,7 @@ exs_stat_delta() {
 # the message and the state it found); exs_module_said STAT: the first
 # few since STAT was saved, as TAP comments
 exs_module_log() {
-	dmesg 2>/dev/null | grep 'af_exs: '
+	dmesg 2>/dev/null | grep -v 'exs-selftest: ' | grep 'af_exs: '
 }
 exs_module_said() {
 	exs_module_log | tail -n +$(($(cat "$1.log" 2>/dev/null || echo 0) + 1)) |

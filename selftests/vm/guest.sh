@@ -65,14 +65,23 @@ kmemleak=/sys/kernel/debug/kmemleak
 rc=0
 watchdog &
 wpid=$!
+lpid=
 if ! setup; then
 	echo "exs-vm: host $name setup failed" >&2
 	rc=2
 else
+	# The console shows errors only (loglevel=4), and a panic ends the
+	# guest before exs-vm-finish reads the log: the log goes to the
+	# shared directory as it comes, so a host that dies still says what
+	# went wrong before its last report, and in which case (the
+	# selftests' lines are in it, unthrottled)
+	sysctl -qw kernel.printk_devkmsg=on
+	dmesg --follow-new > "$out/$name.live" 2>/dev/null &
+	lpid=$!
 	bash -c "$(cat "$out/.rig/$name.cmd")"
 	rc=$?
 fi
-kill "$wpid" 2>/dev/null
+kill "$wpid" $lpid 2>/dev/null
 exs-vm-finish "$rc"
 rc=$?
 # Stay up, draining the link, until the other host has its outcome too:
