@@ -54,8 +54,10 @@
 #define WIRE_OPEN	7
 #define WIRE_REFUSE	8
 #define WIRE_RESUME	9
+#define WIRE_JOIN	10
+#define WIRE_IMM_CHAN_SHIFT	24
 #define WIRE_REQ_RESUME	1	/* a REQ's flag */
-#define WIRE_VERSION	2
+#define WIRE_VERSION	3
 
 /* the wire structures of net/af_exs/wire.h, big endian: written again
  * here on purpose, so that a change of the kernel's layout breaks this test
@@ -78,7 +80,7 @@ struct wire_rep {
 
 struct wire_msg {
 	uint8_t type, flags;
-	uint16_t reserved;
+	uint16_t chan;
 	uint32_t cursor;
 } __attribute__((packed));
 
@@ -158,10 +160,12 @@ static void post_recvs(void)
 /* A control message of @len bytes (8 is the real size), from the
  * registered area past the receive buffers.
  */
-static void send_msg(uint8_t type, uint32_t cursor, size_t len)
+static void send_msg_to(uint8_t type, uint16_t chan, uint32_t cursor,
+			size_t len)
 {
 	char *buf = ring + RING + NRECV * 64 + (nsent++ % 8) * MSGBUF;
-	struct wire_msg m = { .type = type, .cursor = htobe32(cursor) };
+	struct wire_msg m = { .type = type, .chan = htons(chan),
+			      .cursor = htobe32(cursor) };
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = len,
 			       .lkey = mr->lkey };
 	struct ibv_send_wr wr = {
@@ -175,11 +179,21 @@ static void send_msg(uint8_t type, uint32_t cursor, size_t len)
 		die("ibv_post_send");
 }
 
-/* An OPEN naming the connection our REQ named, @rkey for our ring's. */
-static void send_open(uint32_t rkey)
+static void send_msg(uint8_t type, uint32_t cursor, size_t len)
+{
+	send_msg_to(type, 0, cursor, len);
+}
+
+/* An OPEN (or JOIN, naming channel @cursor) naming the connection our REQ
+ * named, @rkey for our ring's.
+ */
+static void send_open_type(uint8_t type, uint32_t cursor, uint32_t rkey)
 {
 	char *buf = ring + RING + NRECV * 64 + (nsent++ % 8) * MSGBUF;
-	struct wire_open o = { .hdr = { .type = WIRE_OPEN }, .req = sent_req };
+	struct wire_open o = {
+		.hdr = { .type = type, .cursor = htobe32(cursor) },
+		.req = sent_req,
+	};
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(o),
 			       .lkey = mr->lkey };
 	struct ibv_send_wr wr = {
@@ -191,6 +205,11 @@ static void send_open(uint32_t rkey)
 	memcpy(buf, &o, sizeof(o));
 	if (ibv_post_send(id->qp, &wr, &bad))
 		die("ibv_post_send");
+}
+
+static void send_open(uint32_t rkey)
+{
+	send_open_type(WIRE_OPEN, 0, rkey);
 }
 
 /* An RDMA write of @len bytes to the server's address @addr. */
@@ -341,7 +360,7 @@ static void req_port(struct wire_req *q, size_t *len)
 
 static void req_flags(struct wire_req *q, size_t *len)
 {
-	q->flags = htons(2);
+	q->flags = htons(4);
 }
 
 static void req_resume(struct wire_req *q, size_t *len)
@@ -459,6 +478,24 @@ static void after_last(uint32_t rkey, uint32_t rlen)
 static void open_busy(uint32_t rkey, uint32_t rlen)
 {
 	send_open(mr->rkey);
+}
+
+/* channels (share.c): on a QP our REQ did not build for sharing, none
+ * but 0 exists, and a JOIN is not for it
+ */
+static void chan_write(uint32_t rkey, uint32_t rlen)
+{
+	write_ring(0, 16, rkey, true, 5u << WIRE_IMM_CHAN_SHIFT | 16);
+}
+
+static void chan_msg(uint32_t rkey, uint32_t rlen)
+{
+	send_msg_to(WIRE_CREDIT, 3, 0, 8);
+}
+
+static void join_unshared(uint32_t rkey, uint32_t rlen)
+{
+	send_open_type(WIRE_JOIN, 1, mr->rkey);
 }
 
 static void refuse_unasked(uint32_t rkey, uint32_t rlen)
@@ -641,6 +678,9 @@ static const struct bad_case cases[] = {
 	RUN("after-last", after_last, "a CREDIT after LAST"),
 	RUN("open-busy", open_busy, "an OPEN on a connection in use"),
 	RUN("refuse-unasked", refuse_unasked, "a REFUSE nobody asked for"),
+	RUN("chan-write", chan_write, "a write to a channel nobody has"),
+	RUN("chan-msg", chan_msg, "a CREDIT to a channel nobody has"),
+	RUN("join-unshared", join_unshared, "a JOIN on a QP not built to carry more"),
 	RUN("resume-unasked", resume_unasked, "a RESUME on a connection whose QP never failed"),
 	RUN("open-ring", open_ring, "an OPEN on a parked QP naming another ring"),
 	{ .name = "hold", .what = "a correct connection, held open",

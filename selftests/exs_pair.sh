@@ -86,6 +86,47 @@ if [ "$host" = b ]; then
 		[ $(($(exs_stat AcceptTcp) - acc_tcp)) -eq 1 ]'
 fi
 
+# With net.exs.share_qp 1, connections to one host share a queue pair
+# (share.c), that of the first one that is up.  The second is reset and the first closed before the
+# rest move anything: they go on, on the queue pair the first built, and
+# the device carries their bytes (exs_share.py).  An ack timeout of its
+# own keeps the queue pairs of the cases before out of it: a connection
+# shares or reuses only a queue pair built with the one in force.
+share_qp() {
+	local name="ipv4 exs, 8 connections on one queue pair, its first closed"
+	local port=21015 n=8 bytes=$(kib 2048) shared pkts
+	local here
+	here=$(dirname "$0")
+	shared=$(exs_stat ConnectShared)
+	[ "$host" = b ] && shared=$(exs_stat AcceptShared)
+	pkts=$(exs_rdma_pkts)
+	if [ "$host" = b ]; then
+		exs_bg exs-run python3 "$here/exs_share.py" listen $port $n \
+			2> "$EXS_TMP/share.err"
+		exs_wait_listen $port 60
+		ready "$name"
+		if wait "${EXS_PIDS[-1]}"; then
+			exs_ok "$name: server side"
+		else
+			exs_fail "$name: server side"
+			sed 's/^/#   /' "$EXS_TMP/share.err"
+		fi
+		exs_check "$name: b: a JOIN for each but the first" \
+			[ $(($(exs_stat AcceptShared) - shared)) -eq $n ]
+	else
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=19
+		exs_run "$name" exs-run python3 "$here/exs_share.py" \
+			connect $peer4 $port $n "$bytes"
+		exs_sysctl_restore
+		exs_check "$name: a: all but the first rode its queue pair" \
+			[ $(($(exs_stat ConnectShared) - shared)) -eq $n ]
+	fi
+	exs_check "$name: $host: the RDMA device carried the bytes" \
+		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * (n - 1) * bytes / 4096)) ]
+}
+share_qp
+
 # A late READY: b's READY leaves b after a's connect_timeout_ms.  a's own
 # READY (or OPEN) reached b meanwhile, and b's listener took the
 # connection on it, so a must await b's answer rather than give up and
@@ -96,7 +137,8 @@ fi
 # overtaking a late SEND would reorder the queue pair's packets, a fault
 # of another kind).  Twice: on a new queue pair, and on it parked, where
 # a's OPEN awaits the READY.  a's ring size is this case's own, so that
-# queue pairs parked by the cases before stay out of it.
+# queue pairs parked by the cases before stay out of it, and it shares
+# none (net.exs.share_qp 0).
 # roce_netem DEV NETEM [MATCH...]: netem NETEM on what DEV sends to
 # RoCEv2's UDP port that u32's MATCH also matches, the rest untouched
 roce_netem() {
@@ -141,7 +183,8 @@ late_ready() {
 	fi
 	rdma=$(exs_stat ConnectRdma) reuse=$(exs_stat ConnectReuse)
 	parked=$(exs_stat Parked) timeouts=$(exs_stat FallbackTimeout)
-	exs_sysctl net.exs.connect_timeout_ms=1000 net.exs.ring_size=131072
+	exs_sysctl net.exs.connect_timeout_ms=1000 net.exs.ring_size=131072 \
+		net.exs.share_qp=0
 	await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
 	exs_run "$name: a: on a new queue pair" \
 		exs_connect -x -a $peer4 -p $port -e exs -n $n
@@ -167,7 +210,8 @@ timed_out() {
 # connect must go to TCP at connect_timeout_ms (1 s here), counted as
 # FallbackTimeout, and the module's log must say the REQ had no REP.
 # No negative-cache entry outlives the case; a ring size of its own
-# keeps parked queue pairs out of it.
+# keeps parked queue pairs out of it, and net.exs.share_qp 0 those that
+# carry others.
 no_rep() {
 	local name="the peer's RDMA never answers: TCP after connect_timeout_ms"
 	local port=21012 stat=$EXS_TMP/no_rep.stat timeouts
@@ -180,7 +224,7 @@ no_rep() {
 	exs_stat_save "$stat"
 	timeouts=$(exs_stat FallbackTimeout)
 	exs_sysctl net.exs.connect_timeout_ms=1000 net.exs.neg_cache_ttl_ms=0 \
-		net.exs.ring_size=65536
+		net.exs.ring_size=65536 net.exs.share_qp=0
 	roce_netem exs0 "loss 100%"
 	pair_xfer "$name" $port "" "-x -a $peer4 -e inet -n 100000"
 	tc qdisc del dev exs0 root
@@ -213,7 +257,8 @@ no_ready() {
 	exs_stat_save "$stat"
 	timeouts=$(exs_stat FallbackTimeout) rdma=$(exs_stat ConnectRdma)
 	cached=$(exs_stat FallbackNegCache)
-	exs_sysctl net.exs.connect_timeout_ms=3000 net.exs.ring_size=32768
+	exs_sysctl net.exs.connect_timeout_ms=3000 net.exs.ring_size=32768 \
+		net.exs.share_qp=0
 	roce_netem exs0 "loss 100%" match u8 4 0xff at 28
 	pair_xfer "$name" $port "" "-x -a $peer4 -e inet -n 100000"
 	tc qdisc del dev exs0 root

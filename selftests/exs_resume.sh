@@ -33,6 +33,10 @@ exs_tap_begin "AF_EXS resumes on a new queue pair, host $host"
 exs_loaded || exs_skip_all af_exs "module not loaded"
 [ -e $knob ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 [ -w $knob ] || exs_skip_all debugfs "no $knob"
+# A queue pair of its own for each connection: one that carries others
+# does not resume (share.c), and a case's connect could join the queue
+# pair of the case before while that one still closes
+sysctl -qw net.exs.share_qp=0
 # RoCE's jumbo frames, as exs_netem.sh: 4 KiB RDMA packets, which come
 # from the cache the last case fails
 mtu0=$(cat /sys/class/net/exs0/mtu)

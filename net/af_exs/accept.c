@@ -179,6 +179,7 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	if (!conn)
 		goto nomem;
 	conn->passive = true;
+	conn->share = peer.share;
 	conn->lsn = lsn;
 	exs_child_ends(conn, &peer);
 	/* where a resume's REQ must come from (resume.c) */
@@ -228,6 +229,33 @@ static struct exs_listener *exs_listener_find(struct net *net,
 	return NULL;
 }
 
+/* The listener an OPEN or a JOIN names, and a place in its queue, as a
+ * REQ takes one: 0, or an enum exs_wire_reject.
+ */
+static int exs_child_claim(struct net *net, const struct exs_wire_peer *peer,
+			   struct exs_listener **lsnp, u32 *rsize,
+			   u32 *inline_max)
+{
+	int why = EXS_WIRE_REJ_NO_LISTENER;
+
+	rcu_read_lock();
+	*lsnp = exs_listener_find(net, peer);
+	if (*lsnp)
+		why = exs_child_reserve(*lsnp, rsize, inline_max);
+	rcu_read_unlock();
+	return why;
+}
+
+/* @conn is @lsn's child now, for the connection @peer names. */
+static void exs_child_adopt(struct exs_conn *conn, struct exs_listener *lsn,
+			    const struct exs_wire_peer *peer, u32 inline_max)
+{
+	conn->lsn = lsn;
+	conn->on_connect = exs_child_event;
+	conn->inline_max = min_t(u32, inline_max, conn->inline_cap);
+	exs_child_ends(conn, peer);
+}
+
 /* An OPEN on @conn, a parked acceptor's end (reuse.c): the listener on
  * its port takes it as it takes a request, with no QP to build.  0, with
  * @conn renewed as the listener's child, or an enum exs_wire_reject.
@@ -238,21 +266,34 @@ int exs_rdma_open_child(struct exs_conn *conn,
 {
 	struct exs_listener *lsn;
 	u32 rsize = 0, inline_max = 0;
-	int why = EXS_WIRE_REJ_NO_LISTENER;
+	int why;
 
-	rcu_read_lock();
-	lsn = exs_listener_find(conn->net, peer);
-	if (lsn)
-		why = exs_child_reserve(lsn, &rsize, &inline_max);
-	rcu_read_unlock();
+	why = exs_child_claim(conn->net, peer, &lsn, &rsize, &inline_max);
 	if (why)
 		return why;
-
 	exs_conn_renew(conn);
-	conn->lsn = lsn;
-	conn->on_connect = exs_child_event;
-	conn->inline_max = min_t(u32, inline_max, conn->inline_cap);
-	exs_child_ends(conn, peer);
+	exs_child_adopt(conn, lsn, peer, inline_max);
+	return EXS_WIRE_REJ_NONE;
+}
+
+/* A JOIN on a carrier's QP (share.c): the listener on its port takes
+ * @rider, a new connection, as it takes a request.  0, with the rider's
+ * ring size and the listener's reference set, or an enum exs_wire_reject.
+ * Process context, before the rider is set up (its inline_cap is its
+ * carrier's).
+ */
+int exs_rdma_join_child(struct exs_conn *rider,
+			const struct exs_wire_peer *peer)
+{
+	struct exs_listener *lsn;
+	u32 inline_max = 0;
+	int why;
+
+	why = exs_child_claim(rider->net, peer, &lsn, &rider->rsize,
+			      &inline_max);
+	if (why)
+		return why;
+	exs_child_adopt(rider, lsn, peer, inline_max);
 	return EXS_WIRE_REJ_NONE;
 }
 

@@ -111,13 +111,12 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
 	INIT_DELAYED_WORK(&conn->watch_work, exs_watch_work);
 	init_completion(&conn->abort_done);
+	INIT_LIST_HEAD(&conn->joins);
+	mutex_init(&conn->share_mutex);
+	INIT_WORK(&conn->join_work, exs_share_join_work);
 	for (i = 0; i < EXS_SQ_DEPTH; i++) {
 		conn->tx[i].conn = conn;
 		conn->tx[i].cqe.done = exs_tx_done;
-	}
-	for (i = 0; i < EXS_RQ_DEPTH; i++) {
-		conn->rx[i].conn = conn;
-		conn->rx[i].cqe.done = exs_rx_done;
 	}
 	return conn;
 }
@@ -131,6 +130,10 @@ static void exs_conn_free(struct exs_conn *conn)
 	if (conn->tbuf)
 		free_pages((unsigned long)conn->tbuf, get_order(conn->tsize));
 	kfree(conn->rx_msgs);
+	kfree(conn->rx);
+	kfree(conn->riders);
+	if (conn->carrier)
+		exs_conn_put(conn->carrier);
 	put_net(conn->net);
 	kfree(conn);
 }
@@ -156,9 +159,9 @@ static void *exs_ring_alloc(u32 size)
  * registration work request is posted once the QP can send (READY tells
  * the peer it has completed, see exs_conn_established()).
  */
-static int exs_conn_map_ring(struct exs_conn *conn)
+int exs_conn_map_ring(struct exs_conn *conn)
 {
-	struct ib_device *ibdev = conn->dev->ibdev;
+	struct ib_device *ibdev = exs_link(conn)->dev->ibdev;
 	u32 max_pages = ibdev->attrs.max_fast_reg_page_list_len;
 	int n;
 
@@ -173,7 +176,7 @@ static int exs_conn_map_ring(struct exs_conn *conn)
 	if (!ib_dma_map_sg(ibdev, &conn->rsg, 1, DMA_BIDIRECTIONAL))
 		return -ENOMEM;
 
-	conn->mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
+	conn->mr = ib_alloc_mr(exs_link(conn)->pd, IB_MR_TYPE_MEM_REG,
 			       conn->rsize >> PAGE_SHIFT);
 	if (IS_ERR(conn->mr)) {
 		int err = PTR_ERR(conn->mr);
@@ -208,7 +211,7 @@ int exs_conn_create_qp(struct exs_conn *conn)
 {
 	struct rdma_cm_id *id = conn->id;
 	struct ib_device *ibdev;
-	int err;
+	int err, i;
 
 	conn->dev = exs_dev_get(id->device);
 	if (!conn->dev)
@@ -231,12 +234,28 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	if (err)
 		return err;
 
-	conn->rx_msgs = kcalloc(EXS_RQ_DEPTH, sizeof(*conn->rx_msgs),
+	/* a QP that carries others: room for their requests and messages */
+	conn->rq_depth = conn->share ? EXS_SHARE_RQ_DEPTH : EXS_RQ_DEPTH;
+	conn->sq_room = EXS_SQ_DEPTH * (conn->share ? EXS_SHARE_RIDERS + 1 : 1);
+	if (conn->share) {
+		conn->riders = kcalloc(EXS_CHAN_MAX, sizeof(*conn->riders),
+				       GFP_KERNEL);
+		if (!conn->riders)
+			return -ENOMEM;
+	}
+	conn->rx = kcalloc(conn->rq_depth, sizeof(*conn->rx), GFP_KERNEL);
+	if (!conn->rx)
+		return -ENOMEM;
+	for (i = 0; i < conn->rq_depth; i++) {
+		conn->rx[i].conn = conn;
+		conn->rx[i].cqe.done = exs_rx_done;
+	}
+	conn->rx_msgs = kcalloc(conn->rq_depth, sizeof(*conn->rx_msgs),
 				GFP_KERNEL);
 	if (!conn->rx_msgs)
 		return -ENOMEM;
 	conn->rx_msgs_dma = ib_dma_map_single(ibdev, conn->rx_msgs,
-					      EXS_RQ_DEPTH *
+					      conn->rq_depth *
 					      sizeof(*conn->rx_msgs),
 					      DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(ibdev, conn->rx_msgs_dma)) {
@@ -245,14 +264,14 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	}
 
 	/* one more of each for ib_drain_qp()'s marker */
-	conn->scq = ib_cq_pool_get(ibdev, EXS_SQ_DEPTH + 1, -1,
+	conn->scq = ib_cq_pool_get(ibdev, conn->sq_room + 1, -1,
 				   IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->scq)) {
 		err = PTR_ERR(conn->scq);
 		conn->scq = NULL;
 		return err;
 	}
-	conn->rcq = ib_cq_pool_get(ibdev, EXS_RQ_DEPTH + 1, -1,
+	conn->rcq = ib_cq_pool_get(ibdev, conn->rq_depth + 1, -1,
 				   IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->rcq)) {
 		err = PTR_ERR(conn->rcq);
@@ -273,8 +292,8 @@ int exs_conn_make_qp(struct exs_conn *conn)
 
 	attr.send_cq = conn->scq;
 	attr.recv_cq = conn->rcq;
-	attr.cap.max_send_wr = EXS_SQ_DEPTH + 1;
-	attr.cap.max_recv_wr = EXS_RQ_DEPTH + 1;
+	attr.cap.max_send_wr = conn->sq_room + 1;
+	attr.cap.max_recv_wr = conn->rq_depth + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
 	/* control messages always go inline, an OPEN the longest */
@@ -294,7 +313,7 @@ int exs_conn_make_qp(struct exs_conn *conn)
 	conn->inline_cap = min_t(u32, attr.cap.max_inline_data, U16_MAX);
 	conn->inline_max = min_t(u32, conn->inline_max, conn->inline_cap);
 
-	for (i = 0; i < EXS_RQ_DEPTH; i++) {
+	for (i = 0; i < conn->rq_depth; i++) {
 		struct exs_rx_slot *slot = &conn->rx[i];
 
 		slot->sge.addr = conn->rx_msgs_dma + i * sizeof(*conn->rx_msgs);
@@ -313,7 +332,7 @@ int exs_conn_make_qp(struct exs_conn *conn)
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer)
 {
-	struct ib_device *ibdev = conn->dev->ibdev;
+	struct ib_device *ibdev = exs_link(conn)->dev->ibdev;
 
 	conn->peer.ring_addr = peer->ring_addr;
 	conn->peer.ring_rkey = peer->ring_rkey;
@@ -355,6 +374,7 @@ void exs_conn_announce(struct exs_conn *conn)
 void exs_conn_renew(struct exs_conn *conn)
 {
 	conn->err = 0;
+	conn->link_only = false;
 	conn->reason = EXS_FALLBACK_NONE;
 	conn->transient = false;
 	conn->announced = false;

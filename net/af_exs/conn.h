@@ -20,11 +20,15 @@
  * conn->lock.  A resume (resume.c) takes a new cm_id's handler lock
  * before conn->lock, as rdma_cm's handlers do, and waits for the old
  * cm_id's handlers with no lock held.  The watch work (keepalive.c)
- * takes conn->lock only; the teardown cancels it without.
+ * takes conn->lock only; the teardown cancels it without.  A rider
+ * (share.c) posts under its own lock, then its carrier's (nested); a
+ * carrier's completion handler hands a rider's message on with no lock
+ * held; a carrier's share_mutex comes before either lock.
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H
 
+#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/workqueue.h>
@@ -35,6 +39,11 @@
 
 #define EXS_SQ_DEPTH		64	/* send work requests in flight */
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
+/* A QP that carries other connections (share.c): how many besides its
+ * first, and the receives it keeps posted for all of them.
+ */
+#define EXS_SHARE_RIDERS	31
+#define EXS_SHARE_RQ_DEPTH	256
 #define EXS_PROBE_INTERVAL	HZ	/* a full peer ring is probed */
 /* A request unacknowledged this long (without TCP_USER_TIMEOUT) means the
  * peer is dead or its path broken, as TCP's retransmission timer would
@@ -279,14 +288,46 @@ struct exs_conn {
 	struct exs_tx_slot	tx[EXS_SQ_DEPTH];
 	u32			sq_head, sq_tail;
 	u32			sq_signaled;	/* sq_head after the last signaled */
-	struct exs_rx_slot	rx[EXS_RQ_DEPTH];
+	struct exs_rx_slot	*rx;		/* rq_depth of them */
+	u16			rq_depth;
+	u16			sq_room;	/* the QP's send requests */
 	union exs_wire_rx	*rx_msgs;	/* one per rx slot, DMA mapped */
 	u64			rx_msgs_dma;
+	/* share.c: a QP that carries more connections than its first */
+	bool			share;		/* built for it: channels */
+	bool			link_only;	/* its own stream ended, the QP
+						 * still carries others
+						 */
+	u8			chan;		/* ours: what the peer writes to */
+	u8			peer_chan;	/* the peer's, what we write to */
+	u8			nriders;	/* a carrier's channels in use */
+	bool			leave_wait;	/* a rider's teardown waits for its
+						 * requests to complete
+						 */
+	struct exs_conn		*carrier;	/* a rider's: whose QP, PD, CQs */
+	struct exs_conn		**riders;	/* a carrier's, by channel */
+	struct list_head	joins;		/* a carrier's JOINs to handle */
+	/* a carrier's: held while a rider is set up in its PD, and while
+	 * its teardown takes the riders' registrations away
+	 */
+	struct mutex		share_mutex;
+	bool			share_closed;	/* ...after which none joins */
+	struct work_struct	join_work;
+	struct exs_wire_peer	joined;		/* a rider's JOINED, for it */
+
 	union {				/* scratch, sent inline */
 		struct exs_wire_msg	tx_msg;
 		struct exs_wire_open	tx_open;
 	};
 };
+
+/* The connection whose QP, PD and device carry @conn's messages: its
+ * own, or a carrier's (share.c).
+ */
+static inline struct exs_conn *exs_link(struct exs_conn *conn)
+{
+	return conn->carrier ?: conn;
+}
 
 /* Both FINs are through: every byte either way was delivered, so a QP
  * that fails now takes nothing with it.  Called under conn->lock.
@@ -310,6 +351,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 				u32 rsize, u32 inline_max);
 void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net);
 int exs_conn_create_qp(struct exs_conn *conn);
+int exs_conn_map_ring(struct exs_conn *conn);
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
 void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
@@ -356,6 +398,9 @@ int exs_conn_send_reg(struct exs_conn *conn);
 int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 		       u32 cursor);
 int exs_conn_send_open(struct exs_conn *conn);
+int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type);
+int exs_conn_send_to(struct exs_conn *conn, enum exs_wire_msg_type type,
+		     u8 chan, u32 cursor);
 int exs_conn_send_resume(struct exs_conn *conn);
 void exs_conn_send_abort(struct exs_conn *conn);
 void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
@@ -372,7 +417,7 @@ bool exs_park_expire(struct exs_conn *conn);
 bool exs_park_end(struct exs_conn *conn);
 void exs_park_unlink(struct exs_conn *conn);
 struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
-			       int family, u32 rsize, u8 ack_cfg);
+			       int family, u32 rsize, u8 ack_cfg, bool share);
 void exs_park_return(struct exs_conn *conn);
 bool exs_park_evict_port(struct net *net, __be16 port);
 int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer);
@@ -381,6 +426,8 @@ int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer);
 int exs_rdma_open_child(struct exs_conn *conn,
 			const struct exs_wire_peer *peer);
 int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id);
+int exs_rdma_join_child(struct exs_conn *rider,
+			const struct exs_wire_peer *peer);
 
 /* connect.c */
 void exs_connect_resolve_work(struct work_struct *work);
@@ -397,6 +444,24 @@ int exs_resume_rx(struct exs_conn *conn, u32 cursor, u8 flags);
 void exs_resume_stop(struct exs_conn *conn);
 void exs_resume_init(void);
 void exs_resume_exit(void);
+
+/* share.c */
+struct exs_conn *exs_share_find(struct net *net, const struct in6_addr *node,
+				int family, u8 ack_cfg);
+int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
+		   struct sockaddr *addr, struct sockaddr *src, u32 rsize,
+		   void (*on_connect)(struct exs_conn *conn));
+void exs_share_refused(struct exs_conn *rider);
+int exs_share_rx_join(struct exs_conn *carrier,
+		      const struct exs_wire_peer *peer, u8 chan);
+int exs_share_rx_joined(struct exs_conn *rider,
+			const struct exs_wire_peer *peer, u8 chan);
+struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan);
+bool exs_share_busy(struct exs_conn *conn);
+void exs_share_leave(struct exs_conn *rider);
+void exs_share_quiet(struct exs_conn *rider);
+void exs_share_drop_riders(struct exs_conn *carrier);
+void exs_share_join_work(struct work_struct *work);
 
 /* keepalive.c */
 void exs_watch_work(struct work_struct *work);

@@ -332,6 +332,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	struct sockaddr_storage src, node;
 	struct in6_addr node6;
 	struct rdma_cm_id *id;
+	bool share = READ_ONCE(exs_pernet(net)->cfg.share_qp);
 	struct exs_conn *conn;
 	__be16 unused;
 	u32 rsize;
@@ -356,16 +357,27 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	exs_addr_to_v6((struct sockaddr *)&node, &node6, &unused);
 	reuse &= !!READ_ONCE(exs_pernet(net)->cfg.reuse_idle_ms);
 	conn = reuse ? exs_park_take(net, &node6, addr->sa_family, rsize,
-				     READ_ONCE(exs_pernet(net)->cfg.ack_timeout)) :
+				     READ_ONCE(exs_pernet(net)->cfg.ack_timeout),
+				     share) :
 		       NULL;
 	if (conn && !exs_connect_reopen(exs, conn, addr,
 					(struct sockaddr *)&src))
+		return EXS_FALLBACK_NONE;
+	/* beside the connections a QP to that node carries (share.c) */
+	conn = reuse && share ?
+	       exs_share_find(net, &node6, addr->sa_family,
+			      READ_ONCE(exs_pernet(net)->cfg.ack_timeout)) :
+	       NULL;
+	if (conn && !exs_share_join(exs, conn, addr, (struct sockaddr *)&src,
+				    rsize, exs_connect_event))
 		return EXS_FALLBACK_NONE;
 
 	conn = exs_conn_alloc(net, NULL, rsize, READ_ONCE(exs->inline_max));
 	if (!conn)
 		return EXS_FALLBACK_NOMEM;
 	conn->node = node6;
+	conn->share = share;
+	conn->self.share = conn->share;
 	exs_addr_to_v6((struct sockaddr *)&src, &conn->self.saddr,
 		       &conn->self.sport);
 	exs_addr_to_v6(addr, &conn->self.daddr, &conn->self.dport);
@@ -474,7 +486,12 @@ static void exs_connect_settle(struct exs_sock *exs)
 	}
 
 	exs->conn = NULL;
-	if (refused) {
+	if (refused && conn->carrier) {
+		/* the QP is fine, and carries on for the others */
+		exs_share_refused(conn);
+		reason = EXS_FALLBACK_PEER_REJECT;
+		transient = refused != EXS_WIRE_REJ_NO_LISTENER;
+	} else if (refused) {
 		/* the QP is fine: parked again, as at the peer */
 		exs_park_return(conn);
 		reason = EXS_FALLBACK_PEER_REJECT;

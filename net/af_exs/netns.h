@@ -21,6 +21,7 @@ struct exs_settings {
 	int	delayed_ack_fraction;	/* credits every 1/N of the ring */
 	int	ack_timeout;		/* the QPs' local ACK timeout; 0: CM's */
 	int	reuse_idle_ms;		/* a parked QP waits; 0: no reuse */
+	int	share_qp;		/* connections share a QP (share.c) */
 };
 
 struct exs_map;

@@ -70,7 +70,11 @@ static void exs_resume_queue(struct exs_conn *conn)
 bool exs_conn_resume(struct exs_conn *conn, int err)
 {
 	lockdep_assert_held(&conn->lock);
-	if (!READ_ONCE(exs_resume_enabled) || conn->resume ||
+	/* a rider resumes with nothing, nor does a QP that carries riders:
+	 * their bytes in flight are lost with it (share.c)
+	 */
+	if (!READ_ONCE(exs_resume_enabled) || conn->resume || conn->carrier ||
+	    conn->nriders ||
 	    conn->resume_off || conn->torn_down || conn->qp_closing ||
 	    conn->state != EXS_CONN_ESTABLISHED || !conn->announced ||
 	    !conn->peer_ready || conn->park != EXS_PARK_NONE ||

@@ -83,13 +83,16 @@ void exs_park_last(struct exs_conn *conn)
 	if (conn->last_sent || !conn->fin_sent || !conn->orphan ||
 	    conn->park != EXS_PARK_NONE ||
 	    conn->state != EXS_CONN_ESTABLISHED || conn->err ||
-	    conn->rprod != conn->rcons || !exs_reuse_idle(conn))
+	    conn->rprod != conn->rcons ||
+	    (!conn->carrier && !exs_reuse_idle(conn)))
 		return;
 	/* a full queue: the FIN's completion calls again */
 	if (exs_conn_send_ctrl(conn, EXS_MSG_LAST, conn->rcons))
 		return;
 	conn->last_sent = true;
 	conn->racked = conn->rcons;
+	if (conn->carrier && (conn->passive || conn->last_rcvd))
+		exs_share_quiet(conn);
 }
 
 /* Park @conn: the closed socket's reference becomes the pool's.  False
@@ -128,6 +131,20 @@ static bool exs_park(struct exs_conn *conn)
  */
 void exs_conn_finished(struct exs_conn *conn)
 {
+	/* a rider's ring goes once both said LAST (share.c) */
+	if (conn->carrier) {
+		/* the peer's LAST, and our LAST's completion, to come */
+		if (conn->state == EXS_CONN_ESTABLISHED && conn->last_sent &&
+		    (!conn->last_rcvd || conn->sq_head != conn->sq_tail)) {
+			if (!conn->last_rcvd)
+				exs_conn_arm_timeout(conn,
+						     exs_reuse_idle(conn) ?:
+						     10 * HZ);
+			return;
+		}
+		exs_conn_queue_hw(conn);
+		return;
+	}
 	if (conn->park == EXS_PARK_IDLE)
 		return;
 	if (conn->park == EXS_PARK_NONE && exs_park_clean(conn)) {
@@ -138,7 +155,9 @@ void exs_conn_finished(struct exs_conn *conn)
 		if (exs_park(conn))
 			return;
 	}
-	exs_conn_queue_hw(conn);
+	/* a carrier's QP stays while its riders use it */
+	if (!exs_share_busy(conn))
+		exs_conn_queue_hw(conn);
 }
 
 /* timeout_work's part: a parked connection idle too long, or one done
@@ -154,7 +173,8 @@ bool exs_park_expire(struct exs_conn *conn)
 		return false;
 	if (conn->park == EXS_PARK_IDLE)
 		EXS_INC_STATS(conn->net, EXS_MIB_PARKEXPIRED);
-	exs_conn_queue_hw(conn);
+	if (!exs_share_busy(conn))
+		exs_conn_queue_hw(conn);
 	return true;
 }
 
@@ -184,11 +204,12 @@ void exs_park_unlink(struct exs_conn *conn)
 
 /* A connector's parked connection to @node, for a socket of @family with
  * a receive ring of @rsize bytes, whose QP was built with the
- * net.exs.ack_timeout now in force, @ack_cfg; or NULL.  It comes with
+ * net.exs.ack_timeout now in force, @ack_cfg, and to carry others or not
+ * as @share says (share.c); or NULL.  It comes with
  * the pool's reference, out of the pool, no longer parked.
  */
 struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
-			       int family, u32 rsize, u8 ack_cfg)
+			       int family, u32 rsize, u8 ack_cfg, bool share)
 {
 	struct exs_conn *conn, *found;
 	bool ok;
@@ -200,6 +221,7 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			if (conn->passive || !net_eq(conn->net, net) ||
 			    conn->self.family != family ||
 			    conn->rsize != rsize || conn->ack_cfg != ack_cfg ||
+			    conn->share != share ||
 			    !ipv6_addr_equal(&conn->node, node))
 				continue;
 			list_del_init(&conn->park_node);

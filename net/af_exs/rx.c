@@ -40,7 +40,7 @@ int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
  */
 static void exs_ring_sync_for_cpu(struct exs_conn *conn, u32 cursor, u32 len)
 {
-	struct ib_device *ibdev = conn->dev->ibdev;
+	struct ib_device *ibdev = exs_link(conn)->dev->ibdev;
 	u64 base = sg_dma_address(&conn->rsg);
 
 	while (len) {
@@ -74,33 +74,52 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm)
 	return true;
 }
 
+/* Take a control message out of its receive buffer, which is reposted
+ * right after: @msg is a copy, its header checked.
+ */
+static int exs_rx_read(struct exs_conn *conn, const struct ib_wc *wc,
+		       struct exs_rx_slot *slot, union exs_wire_rx *msg,
+		       u8 *typep, u32 *cursor, u8 *chan)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	union exs_wire_rx *rx = conn->rx_msgs + (slot - conn->rx);
+	enum exs_wire_msg_type type;
+	int err;
+
+	ib_dma_sync_single_for_cpu(ibdev, slot->sge.addr, slot->sge.length,
+				   DMA_FROM_DEVICE);
+	memcpy(msg, rx, sizeof(*msg));
+	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
+				      DMA_FROM_DEVICE);
+	err = exs_wire_parse_msg(msg, wc->byte_len, &type, cursor, chan);
+	if (!err)
+		*typep = type;
+	return err;
+}
+
 /* A control message from the peer; every field checked against our state.
  * Called under conn->lock: 0, -ECONNRESET when the peer resets, -EPROTO
  * on a protocol violation.
  */
-static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
-		      struct exs_rx_slot *slot, u8 *typep)
+static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
+		      u8 type, u32 cursor)
 {
-	struct ib_device *ibdev = conn->dev->ibdev;
-	union exs_wire_rx *rx = conn->rx_msgs + (slot - conn->rx);
 	struct exs_wire_peer peer;
-	enum exs_wire_msg_type type;
-	u32 cursor;
 
-	ib_dma_sync_single_for_cpu(ibdev, slot->sge.addr, slot->sge.length,
-				   DMA_FROM_DEVICE);
-	if (exs_wire_parse_msg(rx, wc->byte_len, &type, &cursor) ||
-	    (type == EXS_MSG_OPEN &&
-	     (exs_wire_parse_req(&rx->open.req, sizeof(rx->open.req),
-				 &peer) || peer.resume)))
+	if ((type == EXS_MSG_OPEN || type == EXS_MSG_JOIN ||
+	     type == EXS_MSG_JOINED) &&
+	    (exs_wire_parse_req(&rx->open.req, sizeof(rx->open.req),
+				&peer) || peer.resume))
 		return -EPROTO;
-	*typep = type;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
-	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
-				      DMA_FROM_DEVICE);
 
-	/* a parked QP hears nothing but an OPEN (reuse.c) */
-	if (conn->park == EXS_PARK_IDLE && type != EXS_MSG_OPEN)
+	/* a parked QP hears nothing but an OPEN or a JOIN (reuse.c) */
+	if (conn->park == EXS_PARK_IDLE && type != EXS_MSG_OPEN &&
+	    type != EXS_MSG_JOIN)
+		return -EPROTO;
+	/* a rider's connection starts with JOIN and JOINED (share.c) */
+	if (conn->carrier && (type == EXS_MSG_READY || type == EXS_MSG_OPEN ||
+			      type == EXS_MSG_RESUME || type == EXS_MSG_JOIN))
 		return -EPROTO;
 
 	switch (type) {
@@ -142,6 +161,8 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 		conn->last_rcvd = true;
 		conn->last_cursor = cursor;
 		conn->tcredit = cursor;
+		if (conn->carrier && !conn->passive && conn->last_sent)
+			exs_share_quiet(conn);
 		if (conn->orphan && exs_conn_tx_finished(conn))
 			exs_conn_finished(conn);
 		return 0;
@@ -149,9 +170,14 @@ static int exs_rx_msg(struct exs_conn *conn, const struct ib_wc *wc,
 		return exs_park_accept(conn, &peer);
 	case EXS_MSG_RESUME:
 		return exs_resume_rx(conn, cursor, rx->msg.flags);
+	case EXS_MSG_JOIN:
+		return exs_share_rx_join(conn, &peer, cursor);
+	case EXS_MSG_JOINED:
+		return exs_share_rx_joined(conn, &peer, cursor);
 	case EXS_MSG_REFUSE:
-		/* the answer to our OPEN, instead of READY */
-		if (conn->passive || !conn->reused || conn->peer_ready ||
+		/* the answer to our OPEN or JOIN, instead of READY */
+		if (conn->passive || !(conn->reused || conn->carrier) ||
+		    conn->peer_ready ||
 		    conn->refused || cursor == EXS_WIRE_REJ_NONE ||
 		    cursor == EXS_WIRE_REJ_VERSION ||
 		    cursor > EXS_WIRE_REJ_NOMEM)
@@ -181,16 +207,62 @@ static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
 		[EXS_MSG_OPEN]	 = "OPEN",
 		[EXS_MSG_REFUSE] = "REFUSE",
 		[EXS_MSG_RESUME] = "RESUME",
+		[EXS_MSG_JOIN]	 = "JOIN",
+		[EXS_MSG_JOINED] = "JOINED",
 	};
 
-	pr_warn_ratelimited("protocol error from peer: %s (%s%s, ready %d/%d, fin %d/%d, last %d/%d, park %u, orphan %d), connection reset\n",
+	pr_warn_ratelimited("protocol error from peer: %s (%s%s%s, ready %d/%d, fin %d/%d, last %d/%d, park %u, orphan %d), connection reset\n",
 			    type < __EXS_MSG_MAX ? what[type] : what[0],
 			    conn->passive ? "acceptor" : "connector",
 			    conn->reused ? ", reused" : "",
+			    conn->carrier ? ", rider" : "",
 			    conn->ready_sent, conn->peer_ready,
 			    conn->fin_sent, conn->fin_rcvd,
 			    conn->last_sent, conn->last_rcvd,
 			    conn->park, conn->orphan);
+}
+
+/* What a carrier's receive brought for one of its riders (share.c), with
+ * the rider's reference: the same checks, on the rider's state.
+ */
+static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
+			 const union exs_wire_rx *msg, u8 type, u32 cursor,
+			 u32 imm)
+{
+	int err = 0;
+
+	spin_lock(&rider->lock);
+	if (rider->state == EXS_CONN_CLOSED) {
+		/* A JOINED after our connect gave up (it timed out, and went
+		 * to TCP): the acceptor's listener has a connection nobody
+		 * will use, which our ABORT resets.
+		 */
+		bool late = opcode == IB_WC_RECV && type == EXS_MSG_JOINED &&
+			    !rider->passive && !rider->peer_chan;
+		struct exs_conn *carrier = rider->carrier;
+
+		spin_unlock(&rider->lock);
+		if (late) {
+			spin_lock(&carrier->lock);
+			if (carrier->state == EXS_CONN_ESTABLISHED)
+				exs_conn_send_to(carrier, EXS_MSG_ABORT, cursor, 0);
+			spin_unlock(&carrier->lock);
+		}
+		return;
+	}
+	rider->last_heard = jiffies;
+	if (opcode == IB_WC_RECV)
+		err = exs_rx_msg(rider, msg, type, cursor);
+	else if (!exs_rx_bytes(rider, imm))
+		err = -EPROTO;
+	if (err == -EPROTO)
+		exs_rx_proto_err(rider, type);
+	spin_unlock(&rider->lock);
+
+	if (err == -EPROTO)
+		exs_conn_reset(rider, true);
+	else if (err)
+		exs_conn_abort(rider, -ECONNRESET, false);
 }
 
 void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -198,9 +270,11 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct exs_rx_slot *slot = container_of(wc->wr_cqe,
 						struct exs_rx_slot, cqe);
 	struct exs_conn *conn = slot->conn;
-	u8 type = 0;
+	struct exs_conn *rider = NULL;
+	union exs_wire_rx msg;
+	u32 imm = 0, cursor = 0;
+	u8 type = 0, chan = 0;
 	int err = 0;
-	u32 imm;
 
 	spin_lock(&conn->lock);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -222,16 +296,27 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		 * than that length says
 		 */
 		imm = be32_to_cpu(wc->ex.imm_data);
-		err = (wc->wc_flags & IB_WC_WITH_IMM) &&
-		      wc->byte_len <= (imm & EXS_IMM_LEN_MASK) &&
-		      exs_rx_bytes(conn, imm) ? 0 : -EPROTO;
+		chan = (imm & EXS_IMM_CHAN_MASK) >> EXS_IMM_CHAN_SHIFT;
+		if (!(wc->wc_flags & IB_WC_WITH_IMM) ||
+		    wc->byte_len > (imm & EXS_IMM_LEN_MASK))
+			err = -EPROTO;
 		break;
 	case IB_WC_RECV:
-		err = exs_rx_msg(conn, wc, slot, &type);
+		err = exs_rx_read(conn, wc, slot, &msg, &type, &cursor, &chan);
 		break;
 	default:
 		err = -EPROTO;
 		break;
+	}
+	/* another connection's, on our QP: its rider takes it below */
+	if (!err && chan) {
+		rider = exs_share_rider(conn, chan);
+		if (!rider)
+			err = -EPROTO;
+	} else if (!err && wc->opcode == IB_WC_RECV) {
+		err = exs_rx_msg(conn, &msg, type, cursor);
+	} else if (!err && !exs_rx_bytes(conn, imm)) {
+		err = -EPROTO;
 	}
 	/* ours, not the peer's: a reset, not a protocol error */
 	if (!err && exs_conn_post_recv(conn, slot))
@@ -245,4 +330,10 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		exs_conn_reset(conn, true);
 	else if (err)
 		exs_conn_abort(conn, -ECONNRESET, false);
+	if (rider) {
+		if (!err)
+			exs_rx_rider(rider, wc->opcode, &msg, type, cursor,
+				     imm);
+		exs_conn_put(rider);
+	}
 }

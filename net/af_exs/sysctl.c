@@ -89,6 +89,14 @@ static struct ctl_table exs_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &exs_timeout_max,
 	},
+	{
+		.procname	= "share_qp",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
 	{ }
 };
 
@@ -103,6 +111,7 @@ int exs_sysctl_net_init(struct net *net)
 	en->cfg.inline_threshold = EXS_INLINE_DEFAULT;
 	en->cfg.delayed_ack_fraction = EXS_ACK_FRACTION_DEFAULT;
 	en->cfg.reuse_idle_ms = 10000;
+	en->cfg.share_qp = 0;
 
 	table = kmemdup(exs_sysctl_template, sizeof(exs_sysctl_template),
 			GFP_KERNEL);
@@ -116,6 +125,7 @@ int exs_sysctl_net_init(struct net *net)
 	table[5].data = &en->cfg.delayed_ack_fraction;
 	table[6].data = &en->cfg.ack_timeout;
 	table[7].data = &en->cfg.reuse_idle_ms;
+	table[8].data = &en->cfg.share_qp;
 
 	en->sysctl = exs_register_net_sysctl(net, "net/exs", table,
 					     ARRAY_SIZE(exs_sysctl_template) - 1);

@@ -191,6 +191,8 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		rdma_disconnect(id);
 	if (conn->qp)
 		ib_drain_qp(conn->qp);
+	/* the riders' requests are flushed too: their rings go now */
+	exs_share_drop_riders(conn);
 
 	spin_lock_bh(&conn->lock);
 	/* An orderly end when the peer's FIN came first, or when a closed
@@ -218,15 +220,15 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		if (conn->mr)
 			ib_dereg_mr(conn->mr);
 		if (conn->scq)
-			ib_cq_pool_put(conn->scq, EXS_SQ_DEPTH + 1);
+			ib_cq_pool_put(conn->scq, conn->sq_room + 1);
 		if (conn->rcq)
-			ib_cq_pool_put(conn->rcq, EXS_RQ_DEPTH + 1);
+			ib_cq_pool_put(conn->rcq, conn->rq_depth + 1);
 		if (sg_dma_address(&conn->rsg))
 			ib_dma_unmap_sg(ibdev, &conn->rsg, 1,
 					DMA_BIDIRECTIONAL);
 		if (conn->rx_msgs_dma)
 			ib_dma_unmap_single(ibdev, conn->rx_msgs_dma,
-					    EXS_RQ_DEPTH *
+					    conn->rq_depth *
 					    sizeof(*conn->rx_msgs),
 					    DMA_FROM_DEVICE);
 		if (conn->tdma)
@@ -259,7 +261,14 @@ void exs_conn_hw_work(struct work_struct *work)
 	exs_park_unlink(conn);
 	/* no resume runs from here, nor starts */
 	exs_resume_stop(conn);
-	if (!conn->torn_down && (conn->id || conn->dev)) {
+	if (conn->carrier) {
+		if (!conn->torn_down) {
+			WRITE_ONCE(conn->torn_down, true);
+			cancel_delayed_work_sync(&conn->timeout_work);
+			cancel_delayed_work_sync(&conn->watch_work);
+		}
+		exs_share_leave(conn);
+	} else if (!conn->torn_down && (conn->id || conn->dev)) {
 		/* after this no rdma_cm handler builds anything on the conn */
 		if (conn->id)
 			rdma_lock_handler(conn->id);

@@ -49,6 +49,32 @@ bool exs_conn_awaits_ack(const struct exs_conn *conn)
 	return (s32)(conn->sq_signaled - conn->sq_tail) > 0;
 }
 
+/* Nothing may follow ib_drain_qp()'s marker (a completion handler
+ * returning credits while the teardown drains, say): its flush would
+ * complete after the drain, on a connection about to be freed.
+ */
+static int exs_post_qp(struct exs_conn *conn, struct exs_conn *link,
+		       struct ib_send_wr *wr)
+{
+	if (conn->qp_closing || link->qp_closing || !link->qp)
+		return -ESHUTDOWN;
+	return ib_post_send(link->qp, wr, NULL);
+}
+
+/* A rider posts on its carrier's QP under the carrier's lock, which the
+ * carrier's teardown takes to close it (share.c).
+ */
+static int exs_post_rider(struct exs_conn *rider, struct ib_send_wr *wr)
+{
+	struct exs_conn *carrier = rider->carrier;
+	int err;
+
+	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
+	err = exs_post_qp(rider, carrier, wr);
+	spin_unlock(&carrier->lock);
+	return err;
+}
+
 /* Sends are posted under conn->lock, so a failed post can give back the
  * slot it just took.
  */
@@ -56,16 +82,12 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 {
 	int err;
 
-	/* Nothing may follow ib_drain_qp()'s marker (a completion handler
-	 * returning credits while the teardown drains, say): its flush would
-	 * complete after the drain, on a connection about to be freed.
-	 */
-	if (conn->qp_closing || !conn->qp) {
+	err = conn->carrier ? exs_post_rider(conn, wr) :
+			      exs_post_qp(conn, conn, wr);
+	if (err == -ESHUTDOWN) {
 		conn->sq_head--;
-		return -ESHUTDOWN;
+		return err;
 	}
-	err = ib_post_send(conn->qp, wr, NULL);
-
 	if (err) {
 		conn->sq_head--;
 		__exs_conn_abort(conn, -ECONNRESET, false);
@@ -128,7 +150,7 @@ static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len,
 	/* a closed connection's PD may be gone already */
 	if (conn->state != EXS_CONN_ESTABLISHED)
 		return -ENOTCONN;
-	sge.lkey = conn->pd->local_dma_lkey;
+	sge.lkey = exs_link(conn)->pd->local_dma_lkey;
 	slot = exs_tx_slot_get(conn);
 	if (!slot)
 		return -EAGAIN;
@@ -144,10 +166,12 @@ static int exs_conn_send_msg(struct exs_conn *conn,
 			     enum exs_wire_msg_type type, u32 cursor,
 			     enum exs_tx_kind kind)
 {
-	/* a resuming connection says RESUME first, and nothing before */
-	if (conn->resume)
+	/* a resuming connection says RESUME first, and nothing before; a
+	 * joining one has no channel at the peer before JOINED
+	 */
+	if (conn->resume || (conn->carrier && !conn->peer_chan))
 		return -ENOTCONN;
-	exs_wire_build_msg(&conn->tx_msg, type, 0, cursor);
+	exs_wire_build_msg(&conn->tx_msg, type, 0, cursor, conn->peer_chan);
 	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
 				 kind);
 }
@@ -165,7 +189,7 @@ int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 int exs_conn_send_resume(struct exs_conn *conn)
 {
 	exs_wire_build_msg(&conn->tx_msg, EXS_MSG_RESUME,
-			   conn->fin_rcvd ? EXS_RESUME_FIN : 0, conn->rprod);
+			   conn->fin_rcvd ? EXS_RESUME_FIN : 0, conn->rprod, 0);
 	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
 				 EXS_TX_CTRL);
 }
@@ -175,8 +199,34 @@ int exs_conn_send_resume(struct exs_conn *conn)
  */
 int exs_conn_send_open(struct exs_conn *conn)
 {
-	exs_wire_build_open(&conn->tx_open, &conn->self);
+	exs_wire_build_open(&conn->tx_open, EXS_MSG_OPEN, 0, 0, &conn->self);
 	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open),
+				 EXS_TX_CTRL);
+}
+
+/* A rider's JOIN (connector) or JOINED (acceptor), with its ring and
+ * channel (share.c).  Called under conn->lock.
+ */
+int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type)
+{
+	conn->self.ring_addr = conn->mr->iova;
+	conn->self.ring_rkey = conn->mr->rkey;
+	conn->self.ring_len = conn->rsize;
+	exs_wire_build_open(&conn->tx_open, type, conn->peer_chan, conn->chan,
+			    &conn->self);
+	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open),
+				 EXS_TX_CTRL);
+}
+
+/* A carrier's message for the peer's channel @chan, which no rider of
+ * ours has (yet): a JOIN's REFUSE, or the ABORT that answers a JOINED
+ * that came too late.  Called under conn->lock.
+ */
+int exs_conn_send_to(struct exs_conn *conn, enum exs_wire_msg_type type,
+		     u8 chan, u32 cursor)
+{
+	exs_wire_build_msg(&conn->tx_msg, type, 0, cursor, chan);
+	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
 				 EXS_TX_CTRL);
 }
 
@@ -321,7 +371,7 @@ static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 	struct ib_sge sge = {
 		.addr	= conn->tdma + off,
 		.length	= len,
-		.lkey	= conn->pd->local_dma_lkey,
+		.lkey	= exs_link(conn)->pd->local_dma_lkey,
 	};
 	struct ib_rdma_wr wr = {
 		.wr = {
@@ -346,7 +396,7 @@ static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 		wr.wr.send_flags |= IB_SEND_INLINE;
 		EXS_INC_STATS(conn->net, EXS_MIB_INLINEWRITES);
 	} else {
-		ib_dma_sync_single_for_device(conn->dev->ibdev,
+		ib_dma_sync_single_for_device(exs_link(conn)->dev->ibdev,
 					      conn->tdma + off, len,
 					      DMA_TO_DEVICE);
 	}
@@ -378,13 +428,15 @@ void exs_conn_tx_push(struct exs_conn *conn)
 	    pending < gather && !conn->shut_wr)
 		pending = 0;
 
+	/* what one write's immediate can say */
+	pending = min_t(u32, pending, EXS_IMM_LEN_MASK);
 	if (pending) {
 		u32 first = exs_ring_contig(conn->tsize, conn->tposted,
 					    pending);
 		u32 free_after = conn->tsize -
 				 (conn->tposted + pending - conn->tcredit);
 		bool with_imm = READ_ONCE(exs_imm_data);
-		u32 imm = pending;
+		u32 imm = pending | (u32)conn->peer_chan << EXS_IMM_CHAN_SHIFT;
 
 		if (conn->sq_head - conn->sq_tail + (first < pending ? 2 : 1) +
 		    !with_imm > EXS_SQ_DEPTH)
@@ -454,6 +506,11 @@ void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		complete(&conn->abort_done);
 	spin_lock(&conn->lock);
 	conn->sq_tail = slot->seq + 1;	/* and the unsignaled before it */
+	/* a rider's teardown waited for this (share.c) */
+	if (conn->leave_wait && conn->sq_tail == conn->sq_head) {
+		conn->leave_wait = false;
+		exs_conn_queue_hw(conn);
+	}
 	if (wc->status != IB_WC_SUCCESS) {
 		exs_conn_wc_failed(conn, wc, false);
 		spin_unlock(&conn->lock);

@@ -50,10 +50,12 @@ int exs_wire_parse_req(const void *data, unsigned int len,
 	default:
 		return -EPROTO;
 	}
-	if ((be16_to_cpu(req->flags) & ~EXS_WIRE_REQ_RESUME) ||
+	if ((be16_to_cpu(req->flags) &
+	     ~(EXS_WIRE_REQ_RESUME | EXS_WIRE_REQ_SHARE)) ||
 	    !req->sport || !req->dport)
 		return -EPROTO;
 	peer->resume = be16_to_cpu(req->flags) & EXS_WIRE_REQ_RESUME;
+	peer->share = be16_to_cpu(req->flags) & EXS_WIRE_REQ_SHARE;
 	peer->sport = req->sport;
 	peer->dport = req->dport;
 	peer->ring_addr = be64_to_cpu(req->ring_addr);
@@ -112,24 +114,37 @@ int exs_wire_parse_rej(const void *data, unsigned int len,
  * every other message is the bare header, with flags in a RESUME only.
  */
 int exs_wire_parse_msg(const void *data, unsigned int len,
-		       enum exs_wire_msg_type *type, u32 *cursor)
+		       enum exs_wire_msg_type *type, u32 *cursor, u8 *chan)
 {
 	const struct exs_wire_msg *msg = data;
+	bool open;
+	u16 ch;
 
 	if (len < sizeof(*msg))
 		return -EPROTO;
+	ch = be16_to_cpu(msg->chan);
 	if (msg->type < EXS_MSG_READY || msg->type >= __EXS_MSG_MAX ||
-	    msg->reserved ||
+	    ch >= EXS_CHAN_MAX ||
 	    (msg->flags & ~(msg->type == EXS_MSG_RESUME ? EXS_RESUME_FIN : 0)))
 		return -EPROTO;
-	if (len != (msg->type == EXS_MSG_OPEN ?
-		    sizeof(struct exs_wire_open) : sizeof(*msg)))
+	open = msg->type == EXS_MSG_OPEN || msg->type == EXS_MSG_JOIN ||
+	       msg->type == EXS_MSG_JOINED;
+	if (len != (open ? sizeof(struct exs_wire_open) : sizeof(*msg)))
 		return -EPROTO;
 	*type = msg->type;
 	*cursor = be32_to_cpu(msg->cursor);
-	if (*type == EXS_MSG_OPEN && *cursor)
-		return -EPROTO;
-	return 0;
+	*chan = ch;
+	switch (*type) {
+	case EXS_MSG_OPEN:
+		return *cursor || ch ? -EPROTO : 0;
+	case EXS_MSG_JOIN:
+		/* to the QP's first connection, naming the joiner's channel */
+		return ch || !*cursor || *cursor >= EXS_CHAN_MAX ? -EPROTO : 0;
+	case EXS_MSG_JOINED:
+		return !ch || !*cursor || *cursor >= EXS_CHAN_MAX ? -EPROTO : 0;
+	default:
+		return 0;
+	}
 }
 
 void exs_wire_build_req(struct exs_wire_req *req,
@@ -138,8 +153,8 @@ void exs_wire_build_req(struct exs_wire_req *req,
 	memset(req, 0, sizeof(*req));
 	req->version = EXS_WIRE_VERSION;
 	req->family = self->family == AF_INET ? EXS_WIRE_INET : EXS_WIRE_INET6;
-	if (self->resume)
-		req->flags = cpu_to_be16(EXS_WIRE_REQ_RESUME);
+	req->flags = cpu_to_be16((self->resume ? EXS_WIRE_REQ_RESUME : 0) |
+				 (self->share ? EXS_WIRE_REQ_SHARE : 0));
 	req->sport = self->sport;
 	req->dport = self->dport;
 	memcpy(req->saddr, &self->saddr, sizeof(req->saddr));
@@ -150,19 +165,21 @@ void exs_wire_build_req(struct exs_wire_req *req,
 }
 
 void exs_wire_build_msg(struct exs_wire_msg *msg,
-			enum exs_wire_msg_type type, u8 flags, u32 cursor)
+			enum exs_wire_msg_type type, u8 flags, u32 cursor,
+			u8 chan)
 {
 	msg->type = type;
 	msg->flags = flags;
-	msg->reserved = 0;
+	msg->chan = cpu_to_be16(chan);
 	msg->cursor = cpu_to_be32(cursor);
 }
 
+/* OPEN, JOIN or JOINED: the message header, then @self as a REQ says it */
 void exs_wire_build_open(struct exs_wire_open *open,
+			 enum exs_wire_msg_type type, u8 chan, u8 cursor,
 			 const struct exs_wire_peer *self)
 {
-	memset(&open->hdr, 0, sizeof(open->hdr));
-	open->hdr.type = EXS_MSG_OPEN;
+	exs_wire_build_msg(&open->hdr, type, 0, cursor, chan);
 	exs_wire_build_req(&open->req, self);
 }
 

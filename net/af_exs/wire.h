@@ -16,7 +16,7 @@
  * resume a connection (its flags, RESUME), which a peer without it
  * refuses as malformed
  */
-#define EXS_WIRE_VERSION	2
+#define EXS_WIRE_VERSION	3
 #define EXS_WIRE_PDATA_MAX	56	/* IB CM REQ minus the rdma_cm header */
 
 enum {
@@ -42,6 +42,7 @@ struct exs_wire_req {
 } __packed;
 
 #define EXS_WIRE_REQ_RESUME	0x0001
+#define EXS_WIRE_REQ_SHARE	0x0002	/* the QP may carry more (share.c) */
 
 /* REP (accept) and REJ (reject): the server's ring, or why not. */
 struct exs_wire_rep {
@@ -86,6 +87,14 @@ enum exs_wire_msg_type {
 				 * cursor: my producer cursor of your bytes
 				 * (what I hold); flags: EXS_RESUME_FIN
 				 */
+	EXS_MSG_JOIN,		/* to channel 0, from a connector: a new
+				 * connection on this QP, beside the others,
+				 * struct exs_wire_open; cursor: its channel
+				 * at the connector (share.c)
+				 */
+	EXS_MSG_JOINED,		/* the answer, struct exs_wire_open with the
+				 * acceptor's ring; cursor: its channel
+				 */
 	__EXS_MSG_MAX,
 };
 
@@ -95,9 +104,12 @@ enum exs_wire_msg_type {
 struct exs_wire_msg {
 	u8	type;
 	u8	flags;		/* RESUME's; 0 in any other */
-	__be16	reserved;
+	__be16	chan;		/* the receiver's channel (share.c) */
 	__be32	cursor;
 } __packed;
+
+/* Connections one QP carries: channel 0 is the one that built it. */
+#define EXS_CHAN_MAX		128
 
 /* OPEN: the REQ's fields, for a connection a parked QP carries; its ring
  * fields repeat the rings the QP has.
@@ -113,11 +125,14 @@ union exs_wire_rx {
 	struct exs_wire_open	open;
 };
 
-/* Immediate data of a ring write: its length, and a flag asking for the
- * next credit update at once (the sender's window is running out).
+/* Immediate data of a ring write: its length, the receiver's channel,
+ * and a flag asking for the next credit update at once (the sender's
+ * window is running out).  One write carries at most EXS_IMM_LEN_MASK.
  */
 #define EXS_IMM_LOW_WINDOW	0x80000000U
-#define EXS_IMM_LEN_MASK	0x7fffffffU
+#define EXS_IMM_CHAN_SHIFT	24
+#define EXS_IMM_CHAN_MASK	0x7f000000U
+#define EXS_IMM_LEN_MASK	0x00ffffffU
 
 /* What the parsers extract, in host order. */
 struct exs_wire_peer {
@@ -129,6 +144,7 @@ struct exs_wire_peer {
 	u32		ring_len;
 	u8		reject;		/* enum exs_wire_reject */
 	bool		resume;		/* a REQ's EXS_WIRE_REQ_RESUME */
+	bool		share;		/* a REQ's EXS_WIRE_REQ_SHARE */
 };
 
 int exs_wire_parse_req(const void *data, unsigned int len,
@@ -138,12 +154,14 @@ int exs_wire_parse_rep(const void *data, unsigned int len,
 int exs_wire_parse_rej(const void *data, unsigned int len,
 		       struct exs_wire_peer *peer);
 int exs_wire_parse_msg(const void *data, unsigned int len,
-		       enum exs_wire_msg_type *type, u32 *cursor);
+		       enum exs_wire_msg_type *type, u32 *cursor, u8 *chan);
 void exs_wire_build_req(struct exs_wire_req *req,
 			const struct exs_wire_peer *self);
 void exs_wire_build_msg(struct exs_wire_msg *msg,
-			enum exs_wire_msg_type type, u8 flags, u32 cursor);
+			enum exs_wire_msg_type type, u8 flags, u32 cursor,
+			u8 chan);
 void exs_wire_build_open(struct exs_wire_open *open,
+			 enum exs_wire_msg_type type, u8 chan, u8 cursor,
 			 const struct exs_wire_peer *self);
 void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey,
 			u32 len);

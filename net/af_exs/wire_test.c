@@ -158,33 +158,34 @@ static void exs_wire_test_msg(struct kunit *test)
 				    .cursor = cpu_to_be32(1234) };
 	enum exs_wire_msg_type type;
 	u32 cursor;
+	u8 chan;
 
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), 0);
+						 &cursor, &chan), 0);
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_CREDIT);
 	KUNIT_EXPECT_EQ(test, cursor, 1234U);
 
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg) - 1, &type,
-						 &cursor), -EPROTO);
+						 &cursor, &chan), -EPROTO);
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg) + 1, &type,
-						 &cursor), -EPROTO);
+						 &cursor, &chan), -EPROTO);
 	msg.type = 0;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), -EPROTO);
+						 &cursor, &chan), -EPROTO);
 	msg.type = __EXS_MSG_MAX;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), -EPROTO);
+						 &cursor, &chan), -EPROTO);
 	/* the last type: a DATA message keeps the "window low" bit */
 	msg.type = EXS_MSG_DATA;
 	msg.cursor = cpu_to_be32(EXS_IMM_LOW_WINDOW | 4096);
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), 0);
+						 &cursor, &chan), 0);
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_DATA);
 	KUNIT_EXPECT_EQ(test, cursor, EXS_IMM_LOW_WINDOW | 4096);
 	msg.type = EXS_MSG_FIN;
 	msg.flags = 1;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), -EPROTO);
+						 &cursor, &chan), -EPROTO);
 }
 
 /* Resuming: a REQ's flag comes back out of the parser and only when set;
@@ -198,6 +199,7 @@ static void exs_wire_test_resume(struct kunit *test)
 	enum exs_wire_msg_type type;
 	struct exs_wire_req req;
 	u32 cursor;
+	u8 chan;
 
 	exs_wire_test_self(&self, AF_INET);
 	exs_wire_build_req(&req, &self);
@@ -211,32 +213,32 @@ static void exs_wire_test_resume(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got.ring_rkey, self.ring_rkey);
 
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), 0);
+						 &cursor, &chan), 0);
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_RESUME);
 	KUNIT_EXPECT_EQ(test, cursor, 4096U);
 	msg.flags = EXS_RESUME_FIN;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), 0);
+						 &cursor, &chan), 0);
 	msg.flags = EXS_RESUME_FIN << 1;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), -EPROTO);
+						 &cursor, &chan), -EPROTO);
 	msg.flags = EXS_RESUME_FIN;
 	msg.type = EXS_MSG_CREDIT;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), -EPROTO);
+						 &cursor, &chan), -EPROTO);
 
 	/* what the sender builds (tx.c) the receiver takes back */
 	memset(&msg, 0xff, sizeof(msg));
-	exs_wire_build_msg(&msg, EXS_MSG_RESUME, EXS_RESUME_FIN, 8192);
+	exs_wire_build_msg(&msg, EXS_MSG_RESUME, EXS_RESUME_FIN, 8192, 0);
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), 0);
+						 &cursor, &chan), 0);
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_RESUME);
 	KUNIT_EXPECT_EQ(test, cursor, 8192U);
 	KUNIT_EXPECT_EQ(test, msg.flags, EXS_RESUME_FIN);
 	memset(&msg, 0xff, sizeof(msg));
-	exs_wire_build_msg(&msg, EXS_MSG_CREDIT, 0, 0xfffffff0);
+	exs_wire_build_msg(&msg, EXS_MSG_CREDIT, 0, 0xfffffff0, 5);
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), 0);
+						 &cursor, &chan), 0);
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_CREDIT);
 	KUNIT_EXPECT_EQ(test, cursor, 0xfffffff0U);
 }
@@ -251,12 +253,13 @@ static void exs_wire_test_reuse_msgs(struct kunit *test)
 	struct exs_wire_peer self, got;
 	enum exs_wire_msg_type type;
 	u32 cursor;
+	u8 chan;
 
 	KUNIT_EXPECT_EQ(test, sizeof(open), sizeof(union exs_wire_rx));
 	exs_wire_test_self(&self, AF_INET6);
-	exs_wire_build_open(&open, &self);
+	exs_wire_build_open(&open, EXS_MSG_OPEN, 0, 0, &self);
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
-						 &cursor), 0);
+						 &cursor, &chan), 0);
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_OPEN);
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&open.req, sizeof(open.req),
 						 &got), 0);
@@ -266,34 +269,105 @@ static void exs_wire_test_reuse_msgs(struct kunit *test)
 
 	/* an OPEN cut short, padded, with a cursor; a bare header of it */
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open) - 1,
-						 &type, &cursor), -EPROTO);
+						 &type, &cursor, &chan), -EPROTO);
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open) + 1,
-						 &type, &cursor), -EPROTO);
+						 &type, &cursor, &chan), -EPROTO);
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open.hdr),
-						 &type, &cursor), -EPROTO);
+						 &type, &cursor, &chan), -EPROTO);
 	open.hdr.cursor = cpu_to_be32(1);
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
-						 &cursor), -EPROTO);
+						 &cursor, &chan), -EPROTO);
 
 	msg.type = EXS_MSG_LAST;
 	msg.cursor = cpu_to_be32(77);
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), 0);
+						 &cursor, &chan), 0);
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_LAST);
 	KUNIT_EXPECT_EQ(test, cursor, 77U);
 	/* a LAST as long as an OPEN */
 	memset(&open, 0, sizeof(open));
 	open.hdr = msg;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
-						 &cursor), -EPROTO);
+						 &cursor, &chan), -EPROTO);
 	msg.type = EXS_MSG_REFUSE;
 	msg.cursor = cpu_to_be32(EXS_WIRE_REJ_NO_LISTENER);
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
-						 &cursor), 0);
+						 &cursor, &chan), 0);
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_REFUSE);
 }
 
+/* Sharing a QP (share.c): every message names the receiver's channel;
+ * a JOIN goes to channel 0 and names the joiner's, JOINED answers on it
+ * with the acceptor's; an immediate carries a channel beside the length.
+ */
+static void exs_wire_test_share_msgs(struct kunit *test)
+{
+	struct exs_wire_open open;
+	struct exs_wire_msg msg;
+	struct exs_wire_peer self, got;
+	enum exs_wire_msg_type type;
+	u32 cursor, imm;
+	u8 chan;
+
+	exs_wire_build_msg(&msg, EXS_MSG_CREDIT, 0, 4096, EXS_CHAN_MAX - 1);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor, &chan), 0);
+	KUNIT_EXPECT_EQ(test, chan, EXS_CHAN_MAX - 1);
+	msg.chan = cpu_to_be16(EXS_CHAN_MAX);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor, &chan), -EPROTO);
+
+	exs_wire_test_self(&self, AF_INET);
+	self.share = true;
+	exs_wire_build_open(&open, EXS_MSG_JOIN, 0, 5, &self);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor, &chan), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_JOIN);
+	KUNIT_EXPECT_EQ(test, cursor, 5U);
+	KUNIT_EXPECT_EQ(test, chan, 0);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&open.req, sizeof(open.req),
+						 &got), 0);
+	KUNIT_EXPECT_TRUE(test, got.share);
+	KUNIT_EXPECT_FALSE(test, got.resume);
+	/* a JOIN to a rider, or naming channel 0 or none there is */
+	exs_wire_build_open(&open, EXS_MSG_JOIN, 3, 5, &self);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor, &chan), -EPROTO);
+	exs_wire_build_open(&open, EXS_MSG_JOIN, 0, 0, &self);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor, &chan), -EPROTO);
+	open.hdr.cursor = cpu_to_be32(EXS_CHAN_MAX);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor, &chan), -EPROTO);
+	/* JOINED: to the joiner's channel, naming the acceptor's */
+	exs_wire_build_open(&open, EXS_MSG_JOINED, 5, 9, &self);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor, &chan), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_JOINED);
+	KUNIT_EXPECT_EQ(test, chan, 5);
+	KUNIT_EXPECT_EQ(test, cursor, 9U);
+	exs_wire_build_open(&open, EXS_MSG_JOINED, 0, 9, &self);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor, &chan), -EPROTO);
+	/* a bare JOIN header; an OPEN to a channel */
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open.hdr),
+						 &type, &cursor, &chan),
+			-EPROTO);
+	exs_wire_build_open(&open, EXS_MSG_OPEN, 2, 0, &self);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor, &chan), -EPROTO);
+
+	/* the immediate's three fields do not overlap */
+	KUNIT_EXPECT_EQ(test, EXS_IMM_LOW_WINDOW & EXS_IMM_CHAN_MASK, 0U);
+	KUNIT_EXPECT_EQ(test, EXS_IMM_LEN_MASK & EXS_IMM_CHAN_MASK, 0U);
+	imm = EXS_IMM_LOW_WINDOW | (EXS_CHAN_MAX - 1) << EXS_IMM_CHAN_SHIFT |
+	      EXS_IMM_LEN_MASK;
+	KUNIT_EXPECT_EQ(test, imm, 0xffffffffU);
+	KUNIT_EXPECT_GE(test, EXS_IMM_LEN_MASK + 1, (u32)EXS_RING_MAX);
+}
+
 static struct kunit_case exs_wire_test_cases[] = {
+	KUNIT_CASE(exs_wire_test_share_msgs),
 	KUNIT_CASE(exs_wire_test_req_roundtrip),
 	KUNIT_CASE(exs_wire_test_req_bad),
 	KUNIT_CASE(exs_wire_test_rep_rej),

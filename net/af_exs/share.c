@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections that share a queue pair, as SMC-R's share a link: on a
+ * software device (rxe) every post and every ack is a run of the QP's
+ * task, and one run serves whatever is queued on its QP, so connections
+ * between the same two hosts on one QP cost fewer runs than on a QP each.
+ *
+ * The first connection to a node builds the QP (the carrier); later
+ * connects to that node, while it is up, JOIN it as riders: each rider
+ * has its own rings, registered in the carrier's PD, its cursors and its
+ * send slots, and a channel at each end that every ring write's
+ * immediate and every control message names.  The carrier's receives
+ * take every message; a channel other than 0 goes to its rider.
+ *
+ * The peer can write any ring registered in the PD, every rider's, as
+ * an SMC-R peer can write every RMB of its link group: the boundary is
+ * the pair of hosts, not the connection.  A rider's ring is taken out of
+ * the PD only once the peer cannot write to it any more: after both
+ * ends said LAST (it wrote its last byte), or with the QP.  A rider that
+ * ends otherwise stays registered, closed, until its carrier goes.
+ *
+ * A carrier's own connection may end first; its QP then stays for its
+ * riders and goes with the last of them.  A QP that carries riders does
+ * not resume (resume.c replays one stream, not theirs): its failure ends
+ * every connection on it.
+ */
+#define pr_fmt(fmt) "af_exs: " fmt
+
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "mib.h"
+#include "netns.h"
+
+/* A JOIN the acceptor's carrier heard, for its join work. */
+struct exs_join {
+	struct list_head	node;
+	struct exs_wire_peer	peer;
+	u8			chan;
+};
+
+struct exs_share_find_arg {
+	struct net		*net;
+	const struct in6_addr	*node;
+	int			family;
+	u8			ack_cfg;
+	struct exs_conn		*found;
+};
+
+static bool exs_share_can_carry(const struct exs_conn *conn)
+{
+	return conn->share && !conn->carrier && !conn->share_closed &&
+	       conn->state == EXS_CONN_ESTABLISHED && conn->announced &&
+	       !conn->qp_closing && !conn->resume && !conn->torn_down &&
+	       conn->nriders < EXS_SHARE_RIDERS;
+}
+
+static void exs_share_find_one(struct exs_conn *conn, void *data)
+{
+	struct exs_share_find_arg *arg = data;
+
+	if (arg->found || conn->passive || !net_eq(conn->net, arg->net) ||
+	    conn->self.family != arg->family ||
+	    conn->ack_cfg != arg->ack_cfg ||
+	    !ipv6_addr_equal(&conn->node, arg->node) ||
+	    !exs_share_can_carry(conn))
+		return;
+	refcount_inc(&conn->ref);
+	arg->found = conn;
+}
+
+/* A connector's QP to @node that may carry one more connection, with a
+ * reference; or NULL.
+ */
+struct exs_conn *exs_share_find(struct net *net, const struct in6_addr *node,
+				int family, u8 ack_cfg)
+{
+	struct exs_share_find_arg arg = {
+		.net = net, .node = node, .family = family, .ack_cfg = ack_cfg,
+	};
+
+	exs_dev_each_conn(exs_share_find_one, &arg);
+	return arg.found;
+}
+
+/* Give @rider a channel of @carrier's: the table's reference.  0, or
+ * -EBUSY when the carrier cannot take it.
+ */
+static int exs_share_install(struct exs_conn *carrier, struct exs_conn *rider)
+{
+	int chan, err = -EBUSY;
+
+	spin_lock_bh(&carrier->lock);
+	if (exs_share_can_carry(carrier) ||
+	    (carrier->passive && carrier->riders && !carrier->share_closed &&
+	     carrier->state == EXS_CONN_ESTABLISHED && !carrier->qp_closing &&
+	     carrier->nriders < EXS_SHARE_RIDERS)) {
+		for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
+			if (carrier->riders[chan])
+				continue;
+			refcount_inc(&rider->ref);
+			carrier->riders[chan] = rider;
+			carrier->nriders++;
+			rider->chan = chan;
+			err = 0;
+			break;
+		}
+	}
+	spin_unlock_bh(&carrier->lock);
+	return err;
+}
+
+/* The rider on @carrier's channel @chan, with a reference, or NULL.
+ * Called under carrier->lock.
+ */
+struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan)
+{
+	struct exs_conn *rider;
+
+	if (!carrier->riders || chan >= EXS_CHAN_MAX)
+		return NULL;
+	rider = carrier->riders[chan];
+	if (rider)
+		refcount_inc(&rider->ref);
+	return rider;
+}
+
+/* A carrier whose own connection ended keeps its QP while riders use it. */
+bool exs_share_busy(struct exs_conn *conn)
+{
+	lockdep_assert_held(&conn->lock);
+	if (!conn->nriders)
+		return false;
+	conn->link_only = true;
+	return true;
+}
+
+/* The rider's registration and mappings, out of the carrier's PD. */
+static void exs_share_free_hw(struct exs_conn *rider)
+{
+	struct exs_conn *carrier = rider->carrier;
+	struct ib_device *ibdev = carrier->dev->ibdev;
+
+	lockdep_assert_held(&carrier->share_mutex);
+	if (rider->mr)
+		ib_dereg_mr(rider->mr);
+	rider->mr = NULL;
+	if (sg_dma_address(&rider->rsg))
+		ib_dma_unmap_sg(ibdev, &rider->rsg, 1, DMA_BIDIRECTIONAL);
+	sg_dma_address(&rider->rsg) = 0;
+	if (rider->tdma)
+		ib_dma_unmap_single(ibdev, rider->tdma, rider->tsize,
+				    DMA_TO_DEVICE);
+	rider->tdma = 0;
+}
+
+/* @rider posts nothing more: it leaves its carrier's count.  An
+ * acceptor's rider does once its LAST is out, a connector's once both
+ * LASTs are through, so the acceptor never counts more riders than the
+ * connector that JOINs them thinks it does.  Called under rider->lock.
+ */
+void exs_share_quiet(struct exs_conn *rider)
+{
+	struct exs_conn *carrier = rider->carrier;
+
+	lockdep_assert_held(&rider->lock);
+	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
+	if (!rider->share_closed && rider->chan && carrier->riders &&
+	    carrier->riders[rider->chan] == rider) {
+		rider->share_closed = true;
+		carrier->nriders--;
+		if (carrier->link_only && !carrier->nriders)
+			exs_conn_queue_hw(carrier);
+	}
+	spin_unlock(&carrier->lock);
+}
+
+/* A rider's teardown (hw_work): it posts nothing more.  Its ring leaves
+ * the PD if the peer can no longer write there; else the carrier's
+ * teardown takes it.  Process context.
+ */
+void exs_share_leave(struct exs_conn *rider)
+{
+	struct exs_conn *carrier = rider->carrier;
+	bool clean, drop = false;
+
+	spin_lock_bh(&rider->lock);
+	rider->qp_closing = true;
+	/* Its requests complete on the carrier's CQ, on its slots: the
+	 * rider, its registration and its buffers stay until the last has
+	 * (exs_tx_done() queues this again).
+	 */
+	exs_share_quiet(rider);
+	if (rider->sq_head != rider->sq_tail) {
+		rider->leave_wait = true;
+		spin_unlock_bh(&rider->lock);
+		return;
+	}
+	clean = !rider->chan || rider->refused ||
+		(rider->last_sent && rider->last_rcvd &&
+		 rider->sq_head == rider->sq_tail);
+	if (rider->state != EXS_CONN_CLOSED) {
+		rider->state = EXS_CONN_CLOSED;
+		if (!rider->fin_rcvd && !(rider->orphan && rider->fin_acked) &&
+		    !rider->err)
+			rider->err = -ECONNRESET;
+	}
+	exs_conn_wake(rider, EPOLLIN | EPOLLOUT | EPOLLHUP | EPOLLRDHUP |
+			     (rider->err ? EPOLLERR : 0));
+	spin_unlock_bh(&rider->lock);
+
+	mutex_lock(&carrier->share_mutex);
+	spin_lock_bh(&carrier->lock);
+	if (clean && rider->chan && carrier->riders &&
+	    carrier->riders[rider->chan] == rider) {
+		carrier->riders[rider->chan] = NULL;
+		drop = true;
+	}
+	spin_unlock_bh(&carrier->lock);
+	if (clean && !carrier->share_closed)
+		exs_share_free_hw(rider);
+	mutex_unlock(&carrier->share_mutex);
+	if (drop)
+		exs_conn_put(rider);
+}
+
+/* The carrier's QP is drained and about to go: every rider ends, and its
+ * registration with the PD.  Process context.
+ */
+void exs_share_drop_riders(struct exs_conn *carrier)
+{
+	struct exs_conn *rider;
+	int chan;
+
+	if (!carrier->riders)
+		return;
+	mutex_lock(&carrier->share_mutex);
+	for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
+		spin_lock_bh(&carrier->lock);
+		rider = carrier->riders[chan];
+		carrier->riders[chan] = NULL;
+		if (rider && !rider->share_closed) {
+			rider->share_closed = true;
+			carrier->nriders--;
+		}
+		spin_unlock_bh(&carrier->lock);
+		if (!rider)
+			continue;
+		exs_conn_abort(rider, -ECONNRESET, false);
+		exs_share_free_hw(rider);
+		exs_conn_put(rider);
+	}
+	carrier->share_closed = true;
+	mutex_unlock(&carrier->share_mutex);
+}
+
+/* Set @rider up in @carrier's PD: ring, send buffer (@peer: the other
+ * end's ring, if known), channel.  Process context.
+ */
+static int exs_share_setup(struct exs_conn *carrier, struct exs_conn *rider,
+			   const struct exs_wire_peer *peer)
+{
+	int err = -EBUSY;
+
+	mutex_lock(&carrier->share_mutex);
+	if (carrier->share_closed || !carrier->dev)
+		goto out;
+	rider->inline_cap = carrier->inline_cap;
+	rider->ack_timeout = carrier->ack_timeout;
+	rider->inline_max = min_t(u32, rider->inline_max, carrier->inline_cap);
+	err = exs_conn_map_ring(rider);
+	if (!err && peer)
+		err = exs_conn_set_peer_ring(rider, peer);
+	if (!err)
+		err = exs_share_install(carrier, rider);
+	if (err)
+		exs_share_free_hw(rider);
+out:
+	mutex_unlock(&carrier->share_mutex);
+	return err;
+}
+
+/* @rider is up for sending: its ring registered (the REG goes first on
+ * the QP), JOIN or JOINED says where.  Called under rider->lock.
+ */
+static int exs_share_open(struct exs_conn *rider, enum exs_wire_msg_type type)
+{
+	int err;
+
+	rider->state = EXS_CONN_ESTABLISHED;
+	rider->ready_sent = true;
+	err = exs_conn_send_reg(rider);
+	return err ?: exs_conn_send_join(rider, type);
+}
+
+/* Carry @exs's connect to @addr on @carrier (with its reference): JOIN,
+ * which the peer answers JOINED (the connect settles as after a REP and
+ * READY) or REFUSE.  0, or the caller builds a QP of its own.  Under the
+ * socket lock.
+ */
+int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
+		   struct sockaddr *addr, struct sockaddr *src, u32 rsize,
+		   void (*on_connect)(struct exs_conn *conn))
+{
+	struct net *net = sock_net(&exs->sk);
+	struct exs_conn *rider;
+	struct in6_addr unused;
+	int err;
+
+	rider = exs_conn_alloc(net, NULL, rsize, READ_ONCE(exs->inline_max));
+	if (!rider) {
+		exs_conn_put(carrier);
+		return -ENOMEM;
+	}
+	rider->carrier = carrier;	/* its reference, until freed */
+	rider->node = carrier->node;
+	rider->ack_cfg = carrier->ack_cfg;
+	rider->self = carrier->self;
+	rider->self.share = false;
+	exs_addr_to_v6(src, &unused, &rider->self.sport);
+	exs_addr_to_v6(addr, &rider->self.daddr, &rider->self.dport);
+
+	err = exs_share_setup(carrier, rider, NULL);
+	if (err) {
+		exs_conn_put(rider);
+		return err;
+	}
+
+	spin_lock_bh(&rider->lock);
+	rider->stage = EXS_STAGE_READY;
+	rider->owner = exs;
+	rider->on_connect = on_connect;
+	err = exs_share_open(rider, EXS_MSG_JOIN);
+	if (!err)
+		exs_conn_arm_timeout(rider,
+				     msecs_to_jiffies(exs_connect_timeout_ms(net)));
+	spin_unlock_bh(&rider->lock);
+	if (err) {
+		exs_conn_orphan(rider, true);
+		return err;
+	}
+	exs->conn = rider;
+	return 0;
+}
+
+/* Our JOIN was refused: the peer holds nothing on that channel. */
+void exs_share_refused(struct exs_conn *rider)
+{
+	spin_lock_bh(&rider->lock);
+	rider->owner = NULL;
+	rider->on_connect = NULL;
+	rider->orphan = true;
+	rider->state = EXS_CONN_CLOSED;
+	exs_conn_queue_hw(rider);
+	spin_unlock_bh(&rider->lock);
+}
+
+/* JOINED on @rider, the acceptor's channel @chan and ring in @peer: its
+ * send buffer is allocated in its join work.  Called under rider->lock.
+ */
+int exs_share_rx_joined(struct exs_conn *rider,
+			const struct exs_wire_peer *peer, u8 chan)
+{
+	if (rider->passive || !rider->carrier || rider->peer_ready ||
+	    rider->refused || rider->peer_chan)
+		return -EPROTO;
+	rider->peer_chan = chan;
+	rider->joined = *peer;
+	refcount_inc(&rider->ref);
+	if (!queue_work(exs_wq, &rider->join_work))
+		refcount_dec(&rider->ref);
+	return 0;
+}
+
+/* JOIN on the acceptor's @carrier, for the connector's channel @chan:
+ * its join work sets the rider up.  Called under carrier->lock.
+ */
+int exs_share_rx_join(struct exs_conn *carrier,
+		      const struct exs_wire_peer *peer, u8 chan)
+{
+	struct exs_join *join;
+
+	if (!carrier->passive || !carrier->riders || carrier->carrier)
+		return -EPROTO;
+	join = kmalloc(sizeof(*join), GFP_ATOMIC);
+	if (!join)
+		return exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan,
+					EXS_WIRE_REJ_NOMEM) ?
+		       -ECONNRESET : 0;
+	join->peer = *peer;
+	join->chan = chan;
+	list_add_tail(&join->node, &carrier->joins);
+	refcount_inc(&carrier->ref);
+	if (!queue_work(exs_wq, &carrier->join_work))
+		refcount_dec(&carrier->ref);
+	return 0;
+}
+
+static void exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
+{
+	EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
+	spin_lock_bh(&carrier->lock);
+	if (carrier->state == EXS_CONN_ESTABLISHED &&
+	    exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why))
+		__exs_conn_abort(carrier, -ECONNRESET, false);
+	spin_unlock_bh(&carrier->lock);
+}
+
+/* A JOIN for a listener of ours: a rider, its ring registered, JOINED,
+ * and to the listener's queue.
+ */
+static void exs_share_accept(struct exs_conn *carrier, struct exs_join *join)
+{
+	struct exs_conn *rider;
+	int why, err;
+
+	rider = exs_conn_alloc(carrier->net, NULL, 0, 0);
+	if (!rider) {
+		exs_share_refuse(carrier, join->chan, EXS_WIRE_REJ_NOMEM);
+		return;
+	}
+	refcount_inc(&carrier->ref);
+	rider->carrier = carrier;
+	rider->passive = true;
+	rider->node = carrier->node;
+	rider->ack_cfg = carrier->ack_cfg;
+	rider->inline_cap = carrier->inline_cap;
+	why = exs_rdma_join_child(rider, &join->peer);
+	if (why) {
+		exs_share_refuse(carrier, join->chan, why);
+		exs_conn_put(rider);
+		return;
+	}
+	err = exs_share_setup(carrier, rider, &join->peer);
+
+	spin_lock_bh(&rider->lock);
+	rider->peer_chan = join->chan;
+	if (!err) {
+		rider->peer_ready = true;
+		err = exs_share_open(rider, EXS_MSG_JOINED);
+	}
+	if (!err) {
+		EXS_INC_STATS(rider->net, EXS_MIB_ACCEPTSHARED);
+		exs_conn_announce(rider);	/* to the listener's queue */
+	} else {
+		/* the listener's place goes (exs_child_event()), and the
+		 * rider with it
+		 */
+		__exs_conn_abort(rider, -ECONNRESET, false);
+	}
+	spin_unlock_bh(&rider->lock);
+	/* its first reference is the listener's queue's, or the teardown's */
+	if (err)
+		exs_share_refuse(carrier, join->chan, EXS_WIRE_REJ_NOMEM);
+}
+
+/* A rider's: the acceptor's ring came (JOINED), our send buffer mirrors
+ * it.  A carrier's: the JOINs it heard.
+ */
+void exs_share_join_work(struct work_struct *work)
+{
+	struct exs_conn *conn = container_of(work, struct exs_conn,
+					     join_work);
+	struct exs_conn *carrier = conn->carrier;
+	struct exs_join *join;
+	int err = -EBUSY;
+
+	if (!carrier) {
+		for (;;) {
+			spin_lock_bh(&conn->lock);
+			join = list_first_entry_or_null(&conn->joins,
+							struct exs_join, node);
+			if (join)
+				list_del(&join->node);
+			spin_unlock_bh(&conn->lock);
+			if (!join)
+				break;
+			exs_share_accept(conn, join);
+			kfree(join);
+		}
+		exs_conn_put(conn);
+		return;
+	}
+
+	mutex_lock(&carrier->share_mutex);
+	if (!carrier->share_closed && carrier->dev)
+		err = exs_conn_set_peer_ring(conn, &conn->joined);
+	mutex_unlock(&carrier->share_mutex);
+
+	spin_lock_bh(&conn->lock);
+	if (!err && conn->state == EXS_CONN_ESTABLISHED) {
+		conn->peer_ready = true;
+		EXS_INC_STATS(conn->net, EXS_MIB_CONNECTSHARED);
+		exs_conn_announce(conn);
+		exs_conn_tx_push(conn);
+	} else if (conn->state == EXS_CONN_ESTABLISHED) {
+		__exs_conn_abort(conn, -ECONNRESET, false);
+	}
+	spin_unlock_bh(&conn->lock);
+	exs_conn_put(conn);
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Connections that share a queue pair, for exs_pair.sh, run under exs-run
+so that the sockets are AF_EXS.
+
+The client opens one connection and makes an exchange on it, so that it
+is up before the others (they can share only a queue pair that is up);
+then N more, one after another, each with an exchange.  It resets the
+second (SO_LINGER 0) and closes the first, whose queue pair the others
+ride, before they move anything.  Then each of the rest sends BYTES of
+its own pattern, half-closes and reads back the echo up to EOF, all at
+once, in threads.  The server accepts N + 1 connections and echoes each
+up to EOF; a reset is what the second must see.
+
+  exs_share.py listen PORT N
+  exs_share.py connect ADDR PORT N BYTES
+
+Exit 0 when every byte came back as sent; 1, saying why, otherwise.
+"""
+import socket
+import struct
+import sys
+import threading
+
+TIMEOUT = 120
+failures = []
+
+
+def pattern(seed, n):
+    """n bytes that differ from one connection to the next"""
+    block = bytes((seed * 31 + i) & 0xff for i in range(256))
+    return (block * (n // 256 + 1))[:n]
+
+
+def echo(s, idx):
+    try:
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+    except ConnectionResetError:
+        # the connection the client resets; any other must not be
+        if idx != 1:
+            failures.append(f"connection {idx} reset")
+    finally:
+        s.close()
+
+
+def serve(port, n):
+    lsn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lsn.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lsn.bind(("0.0.0.0", port))
+    lsn.listen(n + 1)
+    lsn.settimeout(TIMEOUT)
+    threads = []
+    for idx in range(n + 1):
+        s, _ = lsn.accept()
+        s.settimeout(TIMEOUT)
+        # the client's exchange tells which connection this is
+        seq = s.recv(1)
+        if not seq:
+            sys.exit(f"exs_share: connection {idx} closed at once")
+        s.sendall(seq)
+        t = threading.Thread(target=echo, args=(s, seq[0]))
+        t.start()
+        threads.append(t)
+    lsn.close()
+    for t in threads:
+        t.join()
+
+
+def transfer(s, idx, nbytes):
+    want = pattern(idx, nbytes)
+    got = bytearray()
+
+    def reader():
+        while True:
+            data = s.recv(65536)
+            if not data:
+                return
+            got.extend(data)
+
+    try:
+        r = threading.Thread(target=reader)
+        r.start()
+        s.sendall(want)
+        s.shutdown(socket.SHUT_WR)
+        r.join()
+    except OSError as e:
+        failures.append(f"connection {idx}: {e}")
+        return
+    finally:
+        s.close()
+    if bytes(got) != want:
+        failures.append(f"connection {idx}: {len(got)} of {nbytes} bytes "
+                        "came back, or not as sent")
+
+
+def client(addr, port, n, nbytes):
+    socks = []
+    for idx in range(n + 1):
+        s = socket.create_connection((addr, port), timeout=TIMEOUT)
+        s.sendall(bytes([idx]))
+        if s.recv(1) != bytes([idx]):
+            sys.exit(f"exs_share: no exchange on connection {idx}")
+        socks.append(s)
+    # a reset on the shared queue pair, and its first connection's end
+    socks[1].setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                        struct.pack("ii", 1, 0))
+    socks[1].close()
+    socks[0].shutdown(socket.SHUT_WR)
+    if socks[0].recv(1):
+        failures.append("connection 0: bytes after the exchange")
+    socks[0].close()
+    threads = [threading.Thread(target=transfer, args=(s, idx, nbytes))
+               for idx, s in enumerate(socks) if idx > 1]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) == 3 and args[0] == "listen":
+        serve(int(args[1]), int(args[2]))
+    elif len(args) == 5 and args[0] == "connect":
+        client(args[1], int(args[2]), int(args[3]), int(args[4]))
+    else:
+        sys.exit(__doc__.split("\n\n")[2])
+    if failures:
+        sys.exit("exs_share: " + "; ".join(failures))
+
+
+if __name__ == "__main__":
+    main()
