@@ -37,7 +37,8 @@ def wrong_transport(f):
     t, pkts = f["transport"], f.get("rdma_pkts", 0)
     if f.get("family") == "verbs":
         return None
-    if t in ("exs", "exs_busypoll") and f.get("carrier") != "rdma":
+    if t in ("exs", "exs_busypoll", "exs_share") and \
+            f.get("carrier") != "rdma":
         return "AF_EXS connection was not on RDMA (%s)" % f.get("carrier")
     if t == "fallback" and f.get("carrier") == "rdma":
         return "the fallback connection went RDMA"
@@ -231,6 +232,12 @@ RATIOS = {
 REFERENCE = {
     "rr_scaling_smc_over_tcp": (gain("smc"), gain("tcp")),
     "rr_scaling_rsockets_over_tcp": (gain("rsockets"), gain("tcp")),
+    # AF_EXS with connections sharing a queue pair (net.exs.share_qp 1)
+    "rr_scaling_exs_share_over_tcp": (gain("exs_share"), gain("tcp")),
+    "rr16_exs_share_over_smc":
+        (("exs_share", "rr", 64, 16), ("smc", "rr", 64, 16)),
+    "rr16_exs_share_over_exs":
+        (("exs_share", "rr", 64, 16), ("exs", "rr", 64, 16)),
 }
 
 
@@ -368,9 +375,8 @@ def main():
         ok = val <= target if sense == "<=" else val >= target
         print("%-36s %8.3f  %s %-5s %s" % (name, val, sense, target,
                                            "met" if ok else "MISSED"))
-    print("# for reference, the RDMA peers' own 16-to-1 gain over TCP's: " +
-          ", ".join("%s %s" % (name.split("_")[2],
-                               "null" if summary[name] is None else
+    print("# for reference (no target): " +
+          ", ".join("%s %s" % (name, "null" if summary[name] is None else
                                "%.3f" % summary[name]) for name in REFERENCE))
     print("# per request (request/response): CPU and switches of both hosts, "
           "packets on the link:")
