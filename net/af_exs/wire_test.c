@@ -88,10 +88,10 @@ static void exs_wire_test_req_bad(struct kunit *test)
 	req.sport = htons(1);
 
 	/* a flag nobody defined, alone or beside RESUME */
-	req.flags = htons(2);
+	req.flags = htons(4);
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
 			-EPROTO);
-	req.flags = htons(2 | EXS_WIRE_REQ_RESUME);
+	req.flags = htons(4 | EXS_WIRE_REQ_RESUME);
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
 			-EPROTO);
 	req.flags = 0;
