@@ -312,6 +312,9 @@ struct exs_conn {
 	 */
 	struct mutex		share_mutex;
 	bool			share_closed;	/* ...after which none joins */
+	bool			counted_out;	/* a rider no longer in its
+						 * carrier's nriders
+						 */
 	struct work_struct	join_work;
 	struct exs_wire_peer	joined;		/* a rider's JOINED, for it */
 

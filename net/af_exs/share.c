@@ -168,9 +168,9 @@ void exs_share_quiet(struct exs_conn *rider)
 
 	lockdep_assert_held(&rider->lock);
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	if (!rider->share_closed && rider->chan && carrier->riders &&
+	if (!rider->counted_out && rider->chan && carrier->riders &&
 	    carrier->riders[rider->chan] == rider) {
-		rider->share_closed = true;
+		rider->counted_out = true;
 		carrier->nriders--;
 		if (carrier->link_only && !carrier->nriders)
 			exs_conn_queue_hw(carrier);
@@ -242,8 +242,8 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 		spin_lock_bh(&carrier->lock);
 		rider = carrier->riders[chan];
 		carrier->riders[chan] = NULL;
-		if (rider && !rider->share_closed) {
-			rider->share_closed = true;
+		if (rider && !rider->counted_out) {
+			rider->counted_out = true;
 			carrier->nriders--;
 		}
 		spin_unlock_bh(&carrier->lock);
