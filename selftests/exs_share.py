@@ -5,12 +5,13 @@ so that the sockets are AF_EXS.
 
 The client opens one connection and makes an exchange on it, so that it
 is up before the others (they can share only a queue pair that is up);
-then N more, one after another, each with an exchange.  It resets the
-second (SO_LINGER 0) and closes the first, whose queue pair the others
-ride, before they move anything.  Then each of the rest sends BYTES of
-its own pattern, half-closes and reads back the echo up to EOF, all at
-once, in threads.  The server accepts N + 1 connections and echoes each
-up to EOF; a reset is what the second must see.
+then N more, one after another, each with an exchange.  Before they move
+anything it resets the first, whose queue pair the others ride, and the
+second (SO_LINGER 0), and closes the third.  Then each of the rest sends
+BYTES of its own pattern, half-closes and reads back the echo up to EOF,
+all at once, in threads: a reset of the queue pair's first connection
+is its own, as on TCP.  The server accepts N + 1 connections and echoes
+each up to EOF; a reset is what the first two must see.
 
   exs_share.py listen PORT N
   exs_share.py connect ADDR PORT N BYTES
@@ -41,8 +42,8 @@ def echo(s, idx):
             s.sendall(data)
         s.shutdown(socket.SHUT_WR)
     except ConnectionResetError:
-        # the connection the client resets; any other must not be
-        if idx != 1:
+        # the connections the client resets; any other must not be
+        if idx > 1:
             failures.append(f"connection {idx} reset")
     finally:
         s.close()
@@ -106,16 +107,18 @@ def client(addr, port, n, nbytes):
         if s.recv(1) != bytes([idx]):
             sys.exit(f"exs_share: no exchange on connection {idx}")
         socks.append(s)
-    # a reset on the shared queue pair, and its first connection's end
-    socks[1].setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                        struct.pack("ii", 1, 0))
-    socks[1].close()
-    socks[0].shutdown(socket.SHUT_WR)
-    if socks[0].recv(1):
-        failures.append("connection 0: bytes after the exchange")
-    socks[0].close()
+    # resets on the shared queue pair, its first connection's among
+    # them, and an orderly end
+    for s in socks[:2]:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                     struct.pack("ii", 1, 0))
+        s.close()
+    socks[2].shutdown(socket.SHUT_WR)
+    if socks[2].recv(1):
+        failures.append("connection 2: bytes after the exchange")
+    socks[2].close()
     threads = [threading.Thread(target=transfer, args=(s, idx, nbytes))
-               for idx, s in enumerate(socks) if idx > 1]
+               for idx, s in enumerate(socks) if idx > 2]
     for t in threads:
         t.start()
     for t in threads:

@@ -73,7 +73,7 @@ void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
 		spin_unlock_irqrestore(&conn->lock, flags);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		exs_conn_abort(conn, -ENETDOWN, false);
+		exs_link_abort(conn, -ENETDOWN, false);
 		break;
 	default:
 		break;
@@ -471,6 +471,7 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 {
 	bool stands = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
 		      !conn->qp_closing;
+	int link_err = READ_ONCE(exs_link(conn)->link_err);
 
 	lockdep_assert_held(&conn->lock);
 	/* The failed QP a resume drains: whatever it says is past.  The
@@ -480,8 +481,15 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 	if (conn->resume && (conn->qp_closing ||
 			     conn->resume == EXS_RESUME_CONNECT))
 		return;
+	/* another connection on the QP told why it failed (share.c) */
+	if (link_err) {
+		exs_conn_qp_failed(conn, link_err);
+		return;
+	}
+	/* a carrier's riders may have sends out, which will tell */
 	switch (exs_wc_verdict(wc->status, recv, stands,
-			       conn->sq_head != conn->sq_tail)) {
+			       conn->sq_head != conn->sq_tail ||
+			       conn->nriders)) {
 	case EXS_WC_IGNORE:
 		break;
 	case EXS_WC_TIMEDOUT:
@@ -493,7 +501,7 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 	case EXS_WC_PEER_FAULT:
 		pr_warn_ratelimited("peer's request refused by the device (%s), connection reset\n",
 				    ib_wc_status_msg(wc->status));
-		__exs_conn_abort(conn, -ECONNRESET, true);
+		__exs_link_abort(conn, -ECONNRESET, true);
 		break;
 	}
 }
@@ -529,10 +537,12 @@ static void exs_qp_event(struct ib_event *ev, void *context)
  */
 void exs_conn_qp_failed(struct exs_conn *conn, int err)
 {
-	if (exs_conn_stream_over(conn))
+	if (exs_conn_stream_over(conn)) {
+		exs_share_link_failed(conn, err);
 		exs_conn_queue_hw(conn);
-	else if (!exs_conn_resume(conn, err))
-		__exs_conn_abort(conn, err, false);
+	} else if (!exs_conn_resume(conn, err)) {
+		__exs_link_abort(conn, err, false);
+	}
 }
 
 /* A request or access error is the peer's doing; the device's own failure
@@ -553,7 +563,7 @@ static void exs_qp_event_work(struct work_struct *work)
 		if (fatal)
 			exs_conn_qp_failed(conn, -ECONNRESET);
 		else
-			__exs_conn_abort(conn, -ECONNRESET, true);
+			__exs_link_abort(conn, -ECONNRESET, true);
 	}
 	spin_unlock_bh(&conn->lock);
 	exs_conn_put(conn);

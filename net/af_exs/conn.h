@@ -298,6 +298,9 @@ struct exs_conn {
 	bool			link_only;	/* its own stream ended, the QP
 						 * still carries others
 						 */
+	int			link_err;	/* a carrier's QP failed: every
+						 * connection on it ends so
+						 */
 	u8			chan;		/* ours: what the peer writes to */
 	u8			peer_chan;	/* the peer's, what we write to */
 	u8			nriders;	/* a carrier's channels in use */
@@ -374,6 +377,8 @@ void exs_conn_exit(void);
 /* teardown.c */
 void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
 void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error);
+void __exs_link_abort(struct exs_conn *conn, int err, bool protocol_error);
+void exs_link_abort(struct exs_conn *conn, int err, bool protocol_error);
 void exs_conn_orphan(struct exs_conn *conn, bool reset);
 void exs_conn_disown(struct exs_conn *conn, struct socket **native,
 		     bool reset);
@@ -464,6 +469,7 @@ bool exs_share_busy(struct exs_conn *conn);
 void exs_share_leave(struct exs_conn *rider);
 void exs_share_quiet(struct exs_conn *rider);
 void exs_share_drop_riders(struct exs_conn *carrier);
+void exs_share_link_failed(struct exs_conn *conn, int err);
 void exs_share_join_work(struct work_struct *work);
 
 /* keepalive.c */

@@ -65,7 +65,7 @@ static int exs_dev_add(struct ib_device *ibdev)
 }
 
 /* Called before rdma_cm's own removal: end every connection on the device
- * (exs_conn_abort() only queues their teardown, which destroys the QPs,
+ * (exs_link_abort() only queues their teardown, which destroys the QPs,
  * PDs and cm_ids and drops their device references), wait for the last
  * one.
  */
@@ -85,7 +85,7 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 		if (exs_park_end(conn))
 			continue;
 		EXS_INC_STATS(conn->net, EXS_MIB_DEVREMOVED);
-		exs_conn_abort(conn, -ENETDOWN, false);
+		exs_link_abort(conn, -ENETDOWN, false);
 	}
 	spin_unlock_bh(&dev->lock);
 

@@ -244,8 +244,7 @@ static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 		spin_unlock(&rider->lock);
 		if (late) {
 			spin_lock(&carrier->lock);
-			if (carrier->state == EXS_CONN_ESTABLISHED)
-				exs_conn_send_to(carrier, EXS_MSG_ABORT, cursor, 0);
+			exs_conn_send_to(carrier, EXS_MSG_ABORT, cursor, 0);
 			spin_unlock(&carrier->lock);
 		}
 		return;
@@ -274,6 +273,7 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	union exs_wire_rx msg;
 	u32 imm = 0, cursor = 0;
 	u8 type = 0, chan = 0;
+	bool link_err = false;
 	int err = 0;
 
 	spin_lock(&conn->lock);
@@ -283,9 +283,10 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	/* The peer's READY may beat our own ESTABLISHED event (its RTU is
-	 * still on the way): receives are live from the REP on.
+	 * still on the way): receives are live from the REP on.  A closed
+	 * connection's QP hears on while it carries riders (share.c).
 	 */
-	if (conn->state == EXS_CONN_CLOSED) {
+	if (conn->state == EXS_CONN_CLOSED && !conn->link_only) {
 		spin_unlock(&conn->lock);
 		return;
 	}
@@ -313,25 +314,35 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		rider = exs_share_rider(conn, chan);
 		if (!rider)
 			err = -EPROTO;
+	} else if (!err && conn->state == EXS_CONN_CLOSED) {
+		/* our stream's late bytes and messages are dropped; the QP
+		 * takes JOINs while it carries riders
+		 */
+		if (wc->opcode == IB_WC_RECV && type == EXS_MSG_JOIN)
+			err = exs_rx_msg(conn, &msg, type, cursor);
 	} else if (!err && wc->opcode == IB_WC_RECV) {
 		err = exs_rx_msg(conn, &msg, type, cursor);
 	} else if (!err && !exs_rx_bytes(conn, imm)) {
 		err = -EPROTO;
 	}
-	/* ours, not the peer's: a reset, not a protocol error */
-	if (!err && exs_conn_post_recv(conn, slot))
-		err = -ECONNRESET;
+	/* after the stream's reset too, while the QP carries riders; a
+	 * failure is ours, not the peer's: the QP's end
+	 */
+	if ((!err || conn->nriders) && exs_conn_post_recv(conn, slot))
+		link_err = true;
 	if (err == -EPROTO)
 		exs_rx_proto_err(conn, type);
 	spin_unlock(&conn->lock);
 
 	/* the peer's reset needs no answer; its protocol error hears one */
-	if (err == -EPROTO)
+	if (link_err)
+		exs_link_abort(conn, -ECONNRESET, false);
+	else if (err == -EPROTO)
 		exs_conn_reset(conn, true);
 	else if (err)
 		exs_conn_abort(conn, -ECONNRESET, false);
 	if (rider) {
-		if (!err)
+		if (!err && !link_err)
 			exs_rx_rider(rider, wc->opcode, &msg, type, cursor,
 				     imm);
 		exs_conn_put(rider);

@@ -50,19 +50,31 @@ struct exs_share_find_arg {
 	struct exs_conn		*found;
 };
 
+/* @carrier's QP is up, not going, and has a channel free. */
+static bool exs_share_room(const struct exs_conn *carrier)
+{
+	return carrier->riders && !carrier->share_closed &&
+	       !carrier->qp_closing && !carrier->torn_down &&
+	       !carrier->link_err && carrier->park != EXS_PARK_GONE &&
+	       carrier->nriders < EXS_SHARE_RIDERS;
+}
+
+/* A connector's QP that may carry one more connection: its own stream
+ * up (one that ended lets its QP drain out), not moving to a new QP.
+ * The acceptor takes a JOIN whenever there is room: the connector chose.
+ */
 static bool exs_share_can_carry(const struct exs_conn *conn)
 {
-	return conn->share && !conn->carrier && !conn->share_closed &&
+	return conn->share && !conn->carrier && !conn->passive &&
 	       conn->state == EXS_CONN_ESTABLISHED && conn->announced &&
-	       !conn->qp_closing && !conn->resume && !conn->torn_down &&
-	       conn->nriders < EXS_SHARE_RIDERS;
+	       !conn->link_only && !conn->resume && exs_share_room(conn);
 }
 
 static void exs_share_find_one(struct exs_conn *conn, void *data)
 {
 	struct exs_share_find_arg *arg = data;
 
-	if (arg->found || conn->passive || !net_eq(conn->net, arg->net) ||
+	if (arg->found || !net_eq(conn->net, arg->net) ||
 	    conn->self.family != arg->family ||
 	    conn->ack_cfg != arg->ack_cfg ||
 	    !ipv6_addr_equal(&conn->node, arg->node) ||
@@ -94,10 +106,8 @@ static int exs_share_install(struct exs_conn *carrier, struct exs_conn *rider)
 	int chan, err = -EBUSY;
 
 	spin_lock_bh(&carrier->lock);
-	if (exs_share_can_carry(carrier) ||
-	    (carrier->passive && carrier->riders && !carrier->share_closed &&
-	     carrier->state == EXS_CONN_ESTABLISHED && !carrier->qp_closing &&
-	     carrier->nriders < EXS_SHARE_RIDERS)) {
+	if (carrier->passive ? exs_share_room(carrier) :
+			       exs_share_can_carry(carrier)) {
 		for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
 			if (carrier->riders[chan])
 				continue;
@@ -249,12 +259,37 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 		spin_unlock_bh(&carrier->lock);
 		if (!rider)
 			continue;
-		exs_conn_abort(rider, -ECONNRESET, false);
+		exs_conn_abort(rider, carrier->link_err ?: -ECONNRESET, false);
 		exs_share_free_hw(rider);
 		exs_conn_put(rider);
 	}
 	carrier->share_closed = true;
 	mutex_unlock(&carrier->share_mutex);
+}
+
+/* The QP under @conn failed, not only its stream: the carrier's own
+ * stream and every rider end with @err (a dead peer times each of them
+ * out), each as its next completion or the carrier's teardown finds
+ * link_err.  A carrier alone on its QP may still resume: nothing to do.
+ * Called under conn->lock.
+ */
+void exs_share_link_failed(struct exs_conn *conn, int err)
+{
+	struct exs_conn *carrier = conn->carrier;
+
+	if (!carrier) {
+		if (conn->nriders && !conn->link_err)
+			WRITE_ONCE(conn->link_err, err);
+		return;
+	}
+	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
+	if (!carrier->link_err)
+		WRITE_ONCE(carrier->link_err, err);
+	if (exs_conn_stream_over(carrier))
+		exs_conn_queue_hw(carrier);
+	else
+		__exs_conn_abort(carrier, err, false);
+	spin_unlock(&carrier->lock);
 }
 
 /* Set @rider up in @carrier's PD: ring, send buffer (@peer: the other
@@ -403,8 +438,9 @@ static void exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 {
 	EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
 	spin_lock_bh(&carrier->lock);
-	if (carrier->state == EXS_CONN_ESTABLISHED &&
-	    exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why))
+	/* unheard, the connector's connect would wait for its deadline */
+	if (exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why) &&
+	    carrier->state == EXS_CONN_ESTABLISHED)
 		__exs_conn_abort(carrier, -ECONNRESET, false);
 	spin_unlock_bh(&carrier->lock);
 }

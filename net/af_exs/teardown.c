@@ -83,7 +83,9 @@ void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 		exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
 				    EPOLLRDHUP);
 	}
-	exs_conn_queue_hw(conn);
+	/* a carrier's QP outlives its own stream while riders use it */
+	if (conn->link_err || !exs_share_busy(conn))
+		exs_conn_queue_hw(conn);
 }
 
 /* The same, from any context without conn->lock. */
@@ -93,6 +95,24 @@ void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 
 	spin_lock_irqsave(&conn->lock, flags);
 	__exs_conn_abort(conn, err, protocol_error);
+	spin_unlock_irqrestore(&conn->lock, flags);
+}
+
+/* The QP under @conn failed, not just its stream: every connection it
+ * carries ends with @err too (share.c).  Called under conn->lock.
+ */
+void __exs_link_abort(struct exs_conn *conn, int err, bool protocol_error)
+{
+	exs_share_link_failed(conn, err);
+	__exs_conn_abort(conn, err, protocol_error);
+}
+
+void exs_link_abort(struct exs_conn *conn, int err, bool protocol_error)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	__exs_link_abort(conn, err, protocol_error);
 	spin_unlock_irqrestore(&conn->lock, flags);
 }
 

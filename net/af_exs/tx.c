@@ -90,7 +90,7 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 	}
 	if (err) {
 		conn->sq_head--;
-		__exs_conn_abort(conn, -ECONNRESET, false);
+		__exs_link_abort(conn, -ECONNRESET, false);
 	} else if (wr->send_flags & IB_SEND_SIGNALED) {
 		/* the first request to await an ack starts the clock */
 		if (!exs_conn_awaits_ack(conn)) {
@@ -129,11 +129,11 @@ int exs_conn_send_reg(struct exs_conn *conn)
 }
 
 /* A control message of @len bytes at @msg (conn->tx_msg or tx_open),
- * sent inline; -EAGAIN when the send queue is full.  Called under
- * conn->lock.
+ * sent inline; -EAGAIN when the send queue is full.  The caller knows
+ * the PD is there.  Called under conn->lock.
  */
-static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len,
-			     enum exs_tx_kind kind)
+static int __exs_conn_send_buf(struct exs_conn *conn, const void *msg,
+			       u32 len, enum exs_tx_kind kind)
 {
 	struct exs_tx_slot *slot;
 	struct ib_sge sge = {
@@ -147,9 +147,6 @@ static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len,
 		.num_sge	= 1,
 	};
 
-	/* a closed connection's PD may be gone already */
-	if (conn->state != EXS_CONN_ESTABLISHED)
-		return -ENOTCONN;
 	sge.lkey = exs_link(conn)->pd->local_dma_lkey;
 	slot = exs_tx_slot_get(conn);
 	if (!slot)
@@ -160,6 +157,15 @@ static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len,
 		return -ECONNRESET;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSOUT);
 	return 0;
+}
+
+static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len,
+			     enum exs_tx_kind kind)
+{
+	/* a closed connection's PD may be gone already */
+	if (conn->state != EXS_CONN_ESTABLISHED)
+		return -ENOTCONN;
+	return __exs_conn_send_buf(conn, msg, len, kind);
 }
 
 static int exs_conn_send_msg(struct exs_conn *conn,
@@ -220,14 +226,18 @@ int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type)
 
 /* A carrier's message for the peer's channel @chan, which no rider of
  * ours has (yet): a JOIN's REFUSE, or the ABORT that answers a JOINED
- * that came too late.  Called under conn->lock.
+ * that came too late.  Its own stream may have ended: what counts is
+ * that the QP, and the PD with it, are not going.  Called under
+ * conn->lock.
  */
 int exs_conn_send_to(struct exs_conn *conn, enum exs_wire_msg_type type,
 		     u8 chan, u32 cursor)
 {
+	if (conn->carrier || conn->qp_closing || !conn->qp)
+		return -ENOTCONN;
 	exs_wire_build_msg(&conn->tx_msg, type, 0, cursor, chan);
-	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
-				 EXS_TX_CTRL);
+	return __exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
+				   EXS_TX_CTRL);
 }
 
 /* Say ABORT while the QP still works, so that the peer takes the
@@ -325,7 +335,7 @@ void exs_conn_stalled(struct exs_conn *conn, bool may_resume)
 				     "connection timed out");
 	EXS_INC_STATS(conn->net, EXS_MIB_STALLS);
 	if (!resume)
-		__exs_conn_abort(conn, -ETIMEDOUT, false);
+		__exs_link_abort(conn, -ETIMEDOUT, false);
 }
 
 /* Bytes the sender may still copy: bounded by the peer's free ring space

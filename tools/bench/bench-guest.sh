@@ -34,9 +34,9 @@ fi
 
 # Port of each transport's server on b.  fallback is an AF_EXS client of
 # the plain TCP server; rsockets is this program under librspreload.so.
-declare -A port=([tcp]=18001 [exs]=18002 [exs_busypoll]=18002 [exs_share]=18002
+declare -A port=([tcp]=18001 [exs]=18002 [exs_busypoll]=18002 [exs_noshare]=18002
 		 [fallback]=18001 [smc]=18003 [rsockets]=18004)
-declare -A family=([tcp]=tcp [exs]=exs [exs_busypoll]=exs [exs_share]=exs [fallback]=exs
+declare -A family=([tcp]=tcp [exs]=exs [exs_busypoll]=exs [exs_noshare]=exs [fallback]=exs
 		   [smc]=smc [rsockets]=tcp)
 
 # SMC-R needs the smc module and the same UEID on both hosts (SMC-Rv2 on
@@ -121,8 +121,8 @@ sock() {
 			LD_PRELOAD=$rspreload exs_bench -s -f tcp -p \$p &
 			done; wait" ;;
 	exs_busypoll) opt=(-b 50000) ;;	# longer than a TCG round trip
-	# AF_EXS with connections sharing a queue pair, beside the default
-	exs_share) sysctl -qw net.exs.share_qp=1 ;;
+	# AF_EXS with a queue pair per connection, beside the default
+	exs_noshare) sysctl -qw net.exs.share_qp=0 ;;
 	esac
 	# a server b has just started may not listen yet
 	for ((try = 0; try < 20; try++)); do
@@ -134,7 +134,7 @@ sock() {
 		[ "$t" = rsockets ] && [ $rc != 0 ] &&
 			grep -q "Connection refused" "$out/bench.err" || break
 	done
-	[ "$t" = exs_share ] && sysctl -qw net.exs.share_qp=0
+	[ "$t" = exs_noshare ] && sysctl -qw net.exs.share_qp=1
 	if [ $rc = 0 ]; then
 		echo "$line" | emit "$rep"
 	elif [ $rc = 124 ]; then
@@ -187,11 +187,11 @@ for ((rep = 1; rep <= reps; rep++)); do
 			sock "$rep" $t stream "$z"
 		done
 	done
-	for t in tcp exs fallback smc rsockets; do
+	for t in tcp exs exs_noshare fallback smc rsockets; do
 		sock "$rep" $t conn 1
 	done
 	for c in $rr_clients; do
-		for t in tcp exs exs_share smc rsockets; do
+		for t in tcp exs exs_noshare smc rsockets; do
 			sock "$rep" $t rr 64 "$c"
 		done
 	done

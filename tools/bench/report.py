@@ -37,7 +37,7 @@ def wrong_transport(f):
     t, pkts = f["transport"], f.get("rdma_pkts", 0)
     if f.get("family") == "verbs":
         return None
-    if t in ("exs", "exs_busypoll", "exs_share") and \
+    if t in ("exs", "exs_busypoll", "exs_noshare") and \
             f.get("carrier") != "rdma":
         return "AF_EXS connection was not on RDMA (%s)" % f.get("carrier")
     if t == "fallback" and f.get("carrier") == "rdma":
@@ -232,12 +232,14 @@ RATIOS = {
 REFERENCE = {
     "rr_scaling_smc_over_tcp": (gain("smc"), gain("tcp")),
     "rr_scaling_rsockets_over_tcp": (gain("rsockets"), gain("tcp")),
-    # AF_EXS with connections sharing a queue pair (net.exs.share_qp 1)
-    "rr_scaling_exs_share_over_tcp": (gain("exs_share"), gain("tcp")),
-    "rr16_exs_share_over_smc":
-        (("exs_share", "rr", 64, 16), ("smc", "rr", 64, 16)),
-    "rr16_exs_share_over_exs":
-        (("exs_share", "rr", 64, 16), ("exs", "rr", 64, 16)),
+    # AF_EXS with a queue pair per connection (net.exs.share_qp 0)
+    "rr_scaling_exs_noshare_over_tcp": (gain("exs_noshare"), gain("tcp")),
+    "rr16_exs_noshare_over_smc":
+        (("exs_noshare", "rr", 64, 16), ("smc", "rr", 64, 16)),
+    "rr16_exs_over_exs_noshare":
+        (("exs", "rr", 64, 16), ("exs_noshare", "rr", 64, 16)),
+    "connrate_exs_noshare_over_smc":
+        (("exs_noshare", "conn", 1, 1), ("smc", "conn", 1, 1)),
 }
 
 
