@@ -128,6 +128,50 @@ share_qp() {
 }
 share_qp
 
+# A rider that ended in order parks on its channel, at both ends, as a
+# queue pair does: the next connect to that host takes it (OPEN, READY)
+# instead of a JOIN that registers rings of its own.  The first
+# connection stays open, so no queue pair parks: every connect after the
+# second must take the rider the one before it left.
+share_park() {
+	local name="ipv4 exs, a parked rider taken by each next connection"
+	local port=21016 n=6 bytes=$(kib 256) shared reused pkts
+	local here
+	here=$(dirname "$0")
+	shared=$(exs_stat ConnectShared) reused=$(exs_stat ConnectReuse)
+	if [ "$host" = b ]; then
+		shared=$(exs_stat AcceptShared) reused=$(exs_stat AcceptReuse)
+	fi
+	pkts=$(exs_rdma_pkts)
+	if [ "$host" = b ]; then
+		exs_bg exs-run python3 "$here/exs_share.py" listen $port $n park \
+			2> "$EXS_TMP/park.err"
+		exs_wait_listen $port 60
+		ready "$name"
+		if wait "${EXS_PIDS[-1]}"; then
+			exs_ok "$name: server side"
+		else
+			exs_fail "$name: server side"
+			sed 's/^/#   /' "$EXS_TMP/park.err"
+		fi
+		exs_assert "$name: b: one JOIN, then OPENs on the parked rider" \
+			'[ $(($(exs_stat AcceptShared) - shared)) -eq 1 ] &&
+			[ $(($(exs_stat AcceptReuse) - reused)) -eq $((n - 1)) ]'
+	else
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=18
+		exs_run "$name" exs-run python3 "$here/exs_share.py" \
+			park $peer4 $port $n "$bytes"
+		exs_sysctl_restore
+		exs_assert "$name: a: one JOIN, then the parked rider each time" \
+			'[ $(($(exs_stat ConnectShared) - shared)) -eq 1 ] &&
+			[ $(($(exs_stat ConnectReuse) - reused)) -eq $((n - 1)) ]'
+	fi
+	exs_check "$name: $host: the RDMA device carried the bytes" \
+		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * n * bytes / 4096)) ]
+}
+share_park
+
 # A late READY: b's READY leaves b after a's connect_timeout_ms.  a's own
 # READY (or OPEN) reached b meanwhile, and b's listener took the
 # connection on it, so a must await b's answer rather than give up and

@@ -13,18 +13,28 @@ all at once, in threads: a reset of the queue pair's first connection
 is its own, as on TCP.  The server accepts N + 1 connections and echoes
 each up to EOF; a reset is what the first two must see.
 
-  exs_share.py listen PORT N
+With park, the first connection stays open while the N others come one
+after another, each moving BYTES as above and closing; the client waits
+until its end parked (exsconfig's Parked) before the next connect, which
+then takes the parked rider.
+
+  exs_share.py listen PORT N [park]
   exs_share.py connect ADDR PORT N BYTES
+  exs_share.py park ADDR PORT N BYTES
 
 Exit 0 when every byte came back as sent; 1, saying why, otherwise.
 """
 import socket
 import struct
+import subprocess
 import sys
 import threading
+import time
 
 TIMEOUT = 120
 failures = []
+# the connections the client resets; any other must not be
+reset_ok = {0, 1}
 
 
 def pattern(seed, n):
@@ -42,8 +52,7 @@ def echo(s, idx):
             s.sendall(data)
         s.shutdown(socket.SHUT_WR)
     except ConnectionResetError:
-        # the connections the client resets; any other must not be
-        if idx > 1:
+        if idx not in reset_ok:
             failures.append(f"connection {idx} reset")
     finally:
         s.close()
@@ -125,14 +134,54 @@ def client(addr, port, n, nbytes):
         t.join()
 
 
+def parked():
+    """how many connections this host parked so far"""
+    out = subprocess.run(["exsconfig", "stats"], capture_output=True,
+                         text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0] == "Parked":
+            return int(f[1])
+    sys.exit("exs_share: exsconfig stats shows no Parked")
+
+
+def park(addr, port, n, nbytes):
+    first = socket.create_connection((addr, port), timeout=TIMEOUT)
+    first.sendall(bytes([0]))
+    if first.recv(1) != bytes([0]):
+        sys.exit("exs_share: no exchange on connection 0")
+    for idx in range(1, n + 1):
+        before = parked()
+        s = socket.create_connection((addr, port), timeout=TIMEOUT)
+        s.sendall(bytes([idx]))
+        if s.recv(1) != bytes([idx]):
+            sys.exit(f"exs_share: no exchange on connection {idx}")
+        transfer(s, idx, nbytes)
+        deadline = time.monotonic() + 30
+        while parked() == before:
+            if time.monotonic() > deadline:
+                sys.exit(f"exs_share: connection {idx} never parked")
+            time.sleep(0.05)
+    first.shutdown(socket.SHUT_WR)
+    if first.recv(1):
+        failures.append("connection 0: bytes after the exchange")
+    first.close()
+
+
 def main():
     args = sys.argv[1:]
-    if len(args) == 3 and args[0] == "listen":
+    if len(args) in (3, 4) and args[0] == "listen":
+        if args[3:] == ["park"]:
+            reset_ok.clear()
+        elif args[3:]:
+            sys.exit(__doc__.split("\n\n")[3])
         serve(int(args[1]), int(args[2]))
     elif len(args) == 5 and args[0] == "connect":
         client(args[1], int(args[2]), int(args[3]), int(args[4]))
+    elif len(args) == 5 and args[0] == "park":
+        park(args[1], int(args[2]), int(args[3]), int(args[4]))
     else:
-        sys.exit(__doc__.split("\n\n")[2])
+        sys.exit(__doc__.split("\n\n")[3])
     if failures:
         sys.exit("exs_share: " + "; ".join(failures))
 

@@ -468,6 +468,7 @@ struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan);
 bool exs_share_busy(struct exs_conn *conn);
 void exs_share_leave(struct exs_conn *rider);
 void exs_share_quiet(struct exs_conn *rider);
+bool exs_share_retake(struct exs_conn *rider);
 void exs_share_drop_riders(struct exs_conn *carrier);
 void exs_share_link_failed(struct exs_conn *conn, int err);
 void exs_share_join_work(struct work_struct *work);

@@ -486,7 +486,18 @@ static void exs_connect_settle(struct exs_sock *exs)
 	}
 
 	exs->conn = NULL;
-	if (refused && conn->carrier) {
+	if (refused && conn->carrier && reused &&
+	    refused != EXS_WIRE_REJ_NO_LISTENER) {
+		/* the peer let its end of the parked rider go: a
+		 * connection of its own, as if there had been none
+		 */
+		exs_share_refused(conn);
+		reason = exs_connect_start(exs, (struct sockaddr *)&exs->daddr,
+					   false);
+		if (!reason)
+			return;
+		transient = true;
+	} else if (refused && conn->carrier) {
 		/* the QP is fine, and carries on for the others */
 		exs_share_refused(conn);
 		reason = EXS_FALLBACK_PEER_REJECT;

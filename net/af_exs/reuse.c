@@ -131,7 +131,9 @@ static bool exs_park(struct exs_conn *conn)
  */
 void exs_conn_finished(struct exs_conn *conn)
 {
-	/* a rider's ring goes once both said LAST (share.c) */
+	/* A rider parks, on its channel, once both said LAST and ours
+	 * completed: its ring may leave the PD from then (share.c)
+	 */
 	if (conn->carrier) {
 		/* the peer's LAST, and our LAST's completion, to come */
 		if (conn->state == EXS_CONN_ESTABLISHED && conn->last_sent &&
@@ -142,6 +144,10 @@ void exs_conn_finished(struct exs_conn *conn)
 						     10 * HZ);
 			return;
 		}
+		if (conn->park == EXS_PARK_NONE && conn->last_rcvd &&
+		    exs_reuse_idle(conn) && exs_park_clean(conn) &&
+		    exs_park(conn))
+			return;
 		exs_conn_queue_hw(conn);
 		return;
 	}
@@ -205,8 +211,9 @@ void exs_park_unlink(struct exs_conn *conn)
 /* A connector's parked connection to @node, for a socket of @family with
  * a receive ring of @rsize bytes, whose QP was built with the
  * net.exs.ack_timeout now in force, @ack_cfg, and to carry others or not
- * as @share says (share.c); or NULL.  It comes with
- * the pool's reference, out of the pool, no longer parked.
+ * as @share says, or a parked rider on such a QP if @share (share.c); or
+ * NULL.  It comes with the pool's reference, out of the pool, no longer
+ * parked.
  */
 struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			       int family, u32 rsize, u8 ack_cfg, bool share)
@@ -221,7 +228,7 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			if (conn->passive || !net_eq(conn->net, net) ||
 			    conn->self.family != family ||
 			    conn->rsize != rsize || conn->ack_cfg != ack_cfg ||
-			    conn->share != share ||
+			    (conn->carrier ? !share : conn->share != share) ||
 			    !ipv6_addr_equal(&conn->node, node))
 				continue;
 			list_del_init(&conn->park_node);
@@ -236,6 +243,11 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 		spin_lock_bh(&found->lock);
 		ok = found->park == EXS_PARK_IDLE &&
 		     found->state == EXS_CONN_ESTABLISHED;
+		/* a rider's carrier may have no room left, or be going */
+		if (ok && found->carrier && !exs_share_retake(found)) {
+			ok = false;
+			exs_conn_queue_hw(found);
+		}
 		if (ok) {
 			found->park = EXS_PARK_NONE;
 			exs_conn_disarm_timeout(found);
@@ -324,8 +336,12 @@ int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer)
 	    peer->ring_len != conn->peer.ring_len)
 		return -EPROTO;
 
-	why = exs_rdma_open_child(conn, peer);
+	/* a rider counts on its carrier's QP again (share.c) */
+	why = conn->carrier && !exs_share_retake(conn) ? EXS_WIRE_REJ_NOMEM :
+	      exs_rdma_open_child(conn, peer);
 	if (why) {
+		if (conn->carrier)
+			exs_share_quiet(conn);
 		EXS_INC_STATS(conn->net, EXS_MIB_RDMAREJECT);
 		return exs_conn_send_ctrl(conn, EXS_MSG_REFUSE, why) ?
 		       -ECONNRESET : 0;

@@ -117,8 +117,10 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 	if (conn->park == EXS_PARK_IDLE && type != EXS_MSG_OPEN &&
 	    type != EXS_MSG_JOIN)
 		return -EPROTO;
-	/* a rider's connection starts with JOIN and JOINED (share.c) */
-	if (conn->carrier && (type == EXS_MSG_READY || type == EXS_MSG_OPEN ||
+	/* a rider's connection starts with JOIN and JOINED (share.c), or,
+	 * parked, with OPEN and READY as a parked QP's
+	 */
+	if (conn->carrier && ((type == EXS_MSG_READY && !conn->reused) ||
 			      type == EXS_MSG_RESUME || type == EXS_MSG_JOIN))
 		return -EPROTO;
 
@@ -312,7 +314,15 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* another connection's, on our QP: its rider takes it below */
 	if (!err && chan) {
 		rider = exs_share_rider(conn, chan);
-		if (!rider)
+		/* an OPEN for a parked rider we let go: the connector
+		 * starts afresh
+		 */
+		if (!rider && wc->opcode == IB_WC_RECV &&
+		    type == EXS_MSG_OPEN)
+			err = exs_conn_send_to(conn, EXS_MSG_REFUSE, cursor,
+					       EXS_WIRE_REJ_NOMEM) ?
+			      -ECONNRESET : 0;
+		else if (!rider)
 			err = -EPROTO;
 	} else if (!err && conn->state == EXS_CONN_CLOSED) {
 		/* our stream's late bytes and messages are dropped; the QP

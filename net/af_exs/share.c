@@ -188,6 +188,30 @@ void exs_share_quiet(struct exs_conn *rider)
 	spin_unlock(&carrier->lock);
 }
 
+/* A parked @rider carries a new connection (reuse.c): back in its
+ * carrier's count, if the QP is up and has room.  A connector's, as it
+ * joins, only while the carrier's own stream is up (the acceptor's end
+ * may be letting a link-only QP go).  Called under rider->lock.
+ */
+bool exs_share_retake(struct exs_conn *rider)
+{
+	struct exs_conn *carrier = rider->carrier;
+	bool ok;
+
+	lockdep_assert_held(&rider->lock);
+	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
+	ok = rider->counted_out && carrier->riders[rider->chan] == rider &&
+	     exs_share_room(carrier) &&
+	     (rider->passive || (carrier->state == EXS_CONN_ESTABLISHED &&
+				 !carrier->link_only));
+	if (ok) {
+		rider->counted_out = false;
+		carrier->nriders++;
+	}
+	spin_unlock(&carrier->lock);
+	return ok;
+}
+
 /* A rider's teardown (hw_work): it posts nothing more.  Its ring leaves
  * the PD if the peer can no longer write there; else the carrier's
  * teardown takes it.  Process context.
@@ -237,8 +261,8 @@ void exs_share_leave(struct exs_conn *rider)
 		exs_conn_put(rider);
 }
 
-/* The carrier's QP is drained and about to go: every rider ends, and its
- * registration with the PD.  Process context.
+/* The carrier's QP is drained and about to go: every rider ends, parked
+ * or not, and its registration with the PD.  Process context.
  */
 void exs_share_drop_riders(struct exs_conn *carrier)
 {
@@ -259,7 +283,14 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 		spin_unlock_bh(&carrier->lock);
 		if (!rider)
 			continue;
-		exs_conn_abort(rider, carrier->link_err ?: -ECONNRESET, false);
+		spin_lock_bh(&rider->lock);
+		/* a parked rider's connection ended long ago, in order */
+		if (rider->park == EXS_PARK_IDLE)
+			exs_conn_queue_hw(rider);
+		else
+			__exs_conn_abort(rider, carrier->link_err ?: -ECONNRESET,
+					 false);
+		spin_unlock_bh(&rider->lock);
 		exs_share_free_hw(rider);
 		exs_conn_put(rider);
 	}

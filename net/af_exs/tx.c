@@ -200,12 +200,14 @@ int exs_conn_send_resume(struct exs_conn *conn)
 				 EXS_TX_CTRL);
 }
 
-/* A connector's OPEN on its parked QP, for the connection conn->self
- * names (reuse.c).  Called under conn->lock.
+/* A connector's OPEN on its parked QP, or a parked rider's channel (with
+ * its own for the answer), for the connection conn->self names
+ * (reuse.c).  Called under conn->lock.
  */
 int exs_conn_send_open(struct exs_conn *conn)
 {
-	exs_wire_build_open(&conn->tx_open, EXS_MSG_OPEN, 0, 0, &conn->self);
+	exs_wire_build_open(&conn->tx_open, EXS_MSG_OPEN, conn->peer_chan,
+			    conn->carrier ? conn->chan : 0, &conn->self);
 	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open),
 				 EXS_TX_CTRL);
 }

@@ -110,7 +110,8 @@ int exs_wire_parse_rej(const void *data, unsigned int len,
 	return 0;
 }
 
-/* An OPEN carries a REQ (exs_wire_parse_req() checks it), and no cursor;
+/* An OPEN carries a REQ (exs_wire_parse_req() checks it), and no cursor,
+ * or, to a parked rider's channel, the sender's channel as a JOIN does;
  * every other message is the bare header, with flags in a RESUME only.
  */
 int exs_wire_parse_msg(const void *data, unsigned int len,
@@ -136,7 +137,9 @@ int exs_wire_parse_msg(const void *data, unsigned int len,
 	*chan = ch;
 	switch (*type) {
 	case EXS_MSG_OPEN:
-		return *cursor || ch ? -EPROTO : 0;
+		if (!ch)
+			return *cursor ? -EPROTO : 0;
+		return !*cursor || *cursor >= EXS_CHAN_MAX ? -EPROTO : 0;
 	case EXS_MSG_JOIN:
 		/* to the QP's first connection, naming the joiner's channel */
 		return ch || !*cursor || *cursor >= EXS_CHAN_MAX ? -EPROTO : 0;

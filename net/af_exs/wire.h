@@ -78,7 +78,9 @@ enum exs_wire_msg_type {
 				 * the QP for the next one (reuse.c)
 				 */
 	EXS_MSG_OPEN,		/* on a parked QP, from its connector: a new
-				 * connection, struct exs_wire_open
+				 * connection, struct exs_wire_open; to a
+				 * parked rider's channel, cursor: the
+				 * connector's (share.c)
 				 */
 	EXS_MSG_REFUSE,		/* cursor: enum exs_wire_reject; the OPEN is
 				 * refused, the QP stays parked

@@ -349,13 +349,24 @@ static void exs_wire_test_share_msgs(struct kunit *test)
 	exs_wire_build_open(&open, EXS_MSG_JOINED, 0, 9, &self);
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
 						 &cursor, &chan), -EPROTO);
-	/* a bare JOIN header; an OPEN to a channel */
+	/* a bare JOIN header; an OPEN to a channel that names none of
+	 * the sender's, or one out of range
+	 */
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open.hdr),
 						 &type, &cursor, &chan),
 			-EPROTO);
 	exs_wire_build_open(&open, EXS_MSG_OPEN, 2, 0, &self);
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
 						 &cursor, &chan), -EPROTO);
+	open.hdr.cursor = cpu_to_be32(EXS_CHAN_MAX);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor, &chan), -EPROTO);
+	/* a parked rider's OPEN: its channel, and the sender's */
+	exs_wire_build_open(&open, EXS_MSG_OPEN, 2, 5, &self);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
+						 &cursor, &chan), 0);
+	KUNIT_EXPECT_EQ(test, chan, 2);
+	KUNIT_EXPECT_EQ(test, cursor, 5U);
 
 	/* the immediate's three fields do not overlap */
 	KUNIT_EXPECT_EQ(test, EXS_IMM_LOW_WINDOW & EXS_IMM_CHAN_MASK, 0U);
