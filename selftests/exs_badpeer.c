@@ -187,11 +187,13 @@ static void send_msg(uint8_t type, uint32_t cursor, size_t len)
 /* An OPEN (or JOIN, naming channel @cursor) naming the connection our REQ
  * named, @rkey for our ring's.
  */
-static void send_open_type(uint8_t type, uint32_t cursor, uint32_t rkey)
+static void send_open_type(uint8_t type, uint16_t chan, uint32_t cursor,
+			   uint32_t rkey)
 {
 	char *buf = ring + RING + NRECV * 64 + (nsent++ % 8) * MSGBUF;
 	struct wire_open o = {
-		.hdr = { .type = type, .cursor = htobe32(cursor) },
+		.hdr = { .type = type, .chan = htobe16(chan),
+			 .cursor = htobe32(cursor) },
 		.req = sent_req,
 	};
 	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(o),
@@ -209,7 +211,7 @@ static void send_open_type(uint8_t type, uint32_t cursor, uint32_t rkey)
 
 static void send_open(uint32_t rkey)
 {
-	send_open_type(WIRE_OPEN, 0, rkey);
+	send_open_type(WIRE_OPEN, 0, 0, rkey);
 }
 
 /* An RDMA write of @len bytes to the server's address @addr. */
@@ -495,7 +497,13 @@ static void chan_msg(uint32_t rkey, uint32_t rlen)
 
 static void join_unshared(uint32_t rkey, uint32_t rlen)
 {
-	send_open_type(WIRE_JOIN, 1, mr->rkey);
+	send_open_type(WIRE_JOIN, 0, 1, mr->rkey);
+}
+
+/* a parked rider's OPEN names its channel, and ours in the cursor */
+static void open_chan(uint32_t rkey, uint32_t rlen)
+{
+	send_open_type(WIRE_OPEN, 4, 1, mr->rkey);
 }
 
 static void refuse_unasked(uint32_t rkey, uint32_t rlen)
@@ -681,6 +689,7 @@ static const struct bad_case cases[] = {
 	RUN("chan-write", chan_write, "a write to a channel nobody has"),
 	RUN("chan-msg", chan_msg, "a CREDIT to a channel nobody has"),
 	RUN("join-unshared", join_unshared, "a JOIN on a QP not built to carry more"),
+	RUN("open-chan", open_chan, "an OPEN for a parked rider, on a QP not built to carry more"),
 	RUN("resume-unasked", resume_unasked, "a RESUME on a connection whose QP never failed"),
 	RUN("open-ring", open_ring, "an OPEN on a parked QP naming another ring"),
 	{ .name = "hold", .what = "a correct connection, held open",

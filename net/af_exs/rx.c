@@ -317,7 +317,7 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		/* an OPEN for a parked rider we let go: the connector
 		 * starts afresh
 		 */
-		if (!rider && wc->opcode == IB_WC_RECV &&
+		if (!rider && conn->riders && wc->opcode == IB_WC_RECV &&
 		    type == EXS_MSG_OPEN)
 			err = exs_conn_send_to(conn, EXS_MSG_REFUSE, cursor,
 					       EXS_WIRE_REJ_NOMEM) ?
