@@ -132,18 +132,24 @@ share_qp
 # queue pair does: the next connect to that host takes it (OPEN, READY)
 # instead of a JOIN that registers rings of its own.  The first
 # connection stays open, so no queue pair parks: every connect after the
-# second must take the rider the one before it left.
+# second must take the rider the one before it left.  b lets its parked
+# riders go after 2 s (twice its reuse_idle_ms), a keeps its own 10 s:
+# before the last connect a waits 4 s, and the OPEN for the rider b let
+# go is refused; a starts afresh, on a queue pair of its own, not TCP.
 share_park() {
 	local name="ipv4 exs, a parked rider taken by each next connection"
-	local port=21016 n=6 bytes=$(kib 256) shared reused pkts
+	local port=21016 n=6 bytes=$(kib 256) shared reused rdma pkts
 	local here
 	here=$(dirname "$0")
 	shared=$(exs_stat ConnectShared) reused=$(exs_stat ConnectReuse)
+	rdma=$(exs_stat ConnectRdma)
 	if [ "$host" = b ]; then
 		shared=$(exs_stat AcceptShared) reused=$(exs_stat AcceptReuse)
+		rdma=$(exs_stat RdmaReject)
 	fi
 	pkts=$(exs_rdma_pkts)
 	if [ "$host" = b ]; then
+		exs_sysctl net.exs.reuse_idle_ms=1000
 		exs_bg exs-run python3 "$here/exs_share.py" listen $port $n park \
 			2> "$EXS_TMP/park.err"
 		exs_wait_listen $port 60
@@ -154,18 +160,22 @@ share_park() {
 			exs_fail "$name: server side"
 			sed 's/^/#   /' "$EXS_TMP/park.err"
 		fi
-		exs_assert "$name: b: one JOIN, then OPENs on the parked rider" \
+		exs_sysctl_restore
+		exs_assert "$name: b: one JOIN, OPENs on the parked rider, one refused" \
 			'[ $(($(exs_stat AcceptShared) - shared)) -eq 1 ] &&
-			[ $(($(exs_stat AcceptReuse) - reused)) -eq $((n - 1)) ]'
+			[ $(($(exs_stat AcceptReuse) - reused)) -eq $((n - 2)) ] &&
+			[ $(($(exs_stat RdmaReject) - rdma)) -eq 1 ]'
 	else
 		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
-		exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=18
+		exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=18 \
+			net.exs.reuse_idle_ms=10000
 		exs_run "$name" exs-run python3 "$here/exs_share.py" \
-			park $peer4 $port $n "$bytes"
+			park $peer4 $port $n "$bytes" 4
 		exs_sysctl_restore
-		exs_assert "$name: a: one JOIN, then the parked rider each time" \
+		exs_assert "$name: a: one JOIN, then the parked rider, then afresh" \
 			'[ $(($(exs_stat ConnectShared) - shared)) -eq 1 ] &&
-			[ $(($(exs_stat ConnectReuse) - reused)) -eq $((n - 1)) ]'
+			[ $(($(exs_stat ConnectReuse) - reused)) -eq $((n - 2)) ] &&
+			[ $(($(exs_stat ConnectRdma) - rdma)) -eq $((n + 1)) ]'
 	fi
 	exs_check "$name: $host: the RDMA device carried the bytes" \
 		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * n * bytes / 4096)) ]

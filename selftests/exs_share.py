@@ -16,11 +16,12 @@ each up to EOF; a reset is what the first two must see.
 With park, the first connection stays open while the N others come one
 after another, each moving BYTES as above and closing; the client waits
 until its end parked (exsconfig's Parked) before the next connect, which
-then takes the parked rider.
+then takes the parked rider.  Before the last it waits GONE seconds
+more, for the server's end of the rider to be let go.
 
   exs_share.py listen PORT N [park]
   exs_share.py connect ADDR PORT N BYTES
-  exs_share.py park ADDR PORT N BYTES
+  exs_share.py park ADDR PORT N BYTES [GONE]
 
 Exit 0 when every byte came back as sent; 1, saying why, otherwise.
 """
@@ -145,12 +146,14 @@ def parked():
     sys.exit("exs_share: exsconfig stats shows no Parked")
 
 
-def park(addr, port, n, nbytes):
+def park(addr, port, n, nbytes, gone):
     first = socket.create_connection((addr, port), timeout=TIMEOUT)
     first.sendall(bytes([0]))
     if first.recv(1) != bytes([0]):
         sys.exit("exs_share: no exchange on connection 0")
     for idx in range(1, n + 1):
+        if idx == n:
+            time.sleep(gone)
         before = parked()
         s = socket.create_connection((addr, port), timeout=TIMEOUT)
         s.sendall(bytes([idx]))
@@ -178,8 +181,9 @@ def main():
         serve(int(args[1]), int(args[2]))
     elif len(args) == 5 and args[0] == "connect":
         client(args[1], int(args[2]), int(args[3]), int(args[4]))
-    elif len(args) == 5 and args[0] == "park":
-        park(args[1], int(args[2]), int(args[3]), int(args[4]))
+    elif len(args) in (5, 6) and args[0] == "park":
+        park(args[1], int(args[2]), int(args[3]), int(args[4]),
+             float(args[5]) if len(args) == 6 else 0)
     else:
         sys.exit(__doc__.split("\n\n")[3])
     if failures:

@@ -470,6 +470,7 @@ void exs_share_leave(struct exs_conn *rider);
 void exs_share_quiet(struct exs_conn *rider);
 bool exs_share_retake(struct exs_conn *rider);
 void exs_share_drop_riders(struct exs_conn *carrier);
+void exs_share_settle(struct exs_conn *carrier, unsigned long wait);
 void exs_share_link_failed(struct exs_conn *conn, int err);
 void exs_share_join_work(struct work_struct *work);
 

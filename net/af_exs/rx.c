@@ -318,12 +318,14 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		 * starts afresh
 		 */
 		if (!rider && conn->riders && wc->opcode == IB_WC_RECV &&
-		    type == EXS_MSG_OPEN)
+		    type == EXS_MSG_OPEN) {
+			EXS_INC_STATS(conn->net, EXS_MIB_RDMAREJECT);
 			err = exs_conn_send_to(conn, EXS_MSG_REFUSE, cursor,
 					       EXS_WIRE_REJ_NOMEM) ?
 			      -ECONNRESET : 0;
-		else if (!rider)
+		} else if (!rider) {
 			err = -EPROTO;
+		}
 	} else if (!err && conn->state == EXS_CONN_CLOSED) {
 		/* our stream's late bytes and messages are dropped; the QP
 		 * takes JOINs while it carries riders

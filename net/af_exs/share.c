@@ -26,6 +26,7 @@
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -259,6 +260,39 @@ void exs_share_leave(struct exs_conn *rider)
 	mutex_unlock(&carrier->share_mutex);
 	if (drop)
 		exs_conn_put(rider);
+}
+
+/* A rider of @carrier with requests not yet completed. */
+static bool exs_share_sends_out(struct exs_conn *carrier)
+{
+	struct exs_conn *rider;
+	bool out = false;
+	int chan;
+
+	spin_lock_bh(&carrier->lock);
+	for (chan = 1; chan < EXS_CHAN_MAX && !out; chan++) {
+		rider = carrier->riders[chan];
+		out = rider && READ_ONCE(rider->sq_head) !=
+			       READ_ONCE(rider->sq_tail);
+	}
+	spin_unlock_bh(&carrier->lock);
+	return out;
+}
+
+/* The carrier's QP is going, nothing more is posted on it (qp_closing):
+ * the riders' last requests complete first, as @wait allows.  A rider
+ * leaves the count once its LAST is posted, the acceptor's (share_quiet),
+ * and the disconnect would flush that LAST and the bytes before it.  A
+ * QP that failed completes nothing more.  Process context.
+ */
+void exs_share_settle(struct exs_conn *carrier, unsigned long wait)
+{
+	unsigned long end = jiffies + wait;
+
+	if (!carrier->riders || READ_ONCE(carrier->link_err))
+		return;
+	while (exs_share_sends_out(carrier) && time_before(jiffies, end))
+		msleep(20);
 }
 
 /* The carrier's QP is drained and about to go: every rider ends, parked

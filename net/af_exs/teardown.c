@@ -203,10 +203,13 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	abort_sent = conn->abort_sent;
 	spin_unlock_bh(&conn->lock);
 	cancel_delayed_work_sync(&conn->watch_work);	/* no probe after this */
-	/* the disconnect would flush an ABORT the device has not sent */
+	/* the disconnect would flush an ABORT the device has not sent, or
+	 * a rider's last bytes
+	 */
 	if (abort_sent)
 		wait_for_completion_timeout(&conn->abort_done,
 					    exs_abort_ack_wait(conn));
+	exs_share_settle(conn, exs_abort_ack_wait(conn));
 	if (id)
 		rdma_disconnect(id);
 	if (conn->qp)
