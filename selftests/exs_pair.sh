@@ -86,6 +86,22 @@ if [ "$host" = b ]; then
 		[ $(($(exs_stat AcceptTcp) - acc_tcp)) -eq 1 ]'
 fi
 
+# share_serve NAME PORT N [park]: b's side of the two cases below, the
+# exs_share.py server and its verdict
+share_serve() {
+	local name=$1 err=$EXS_TMP/share.$2.err
+	exs_bg exs-run python3 "$(dirname "$0")/exs_share.py" listen "${@:2}" \
+		2> "$err"
+	exs_wait_listen "$2" 60
+	ready "$name"
+	if wait "${EXS_PIDS[-1]}"; then
+		exs_ok "$name: server side"
+	else
+		exs_fail "$name: server side"
+		sed 's/^/#   /' "$err"
+	fi
+}
+
 # With net.exs.share_qp 1, connections to one host share a queue pair
 # (share.c), that of the first one that is up.  The first two are reset
 # and the third closed before the rest move anything: they go on, on the
@@ -102,16 +118,7 @@ share_qp() {
 	[ "$host" = b ] && shared=$(exs_stat AcceptShared)
 	pkts=$(exs_rdma_pkts)
 	if [ "$host" = b ]; then
-		exs_bg exs-run python3 "$here/exs_share.py" listen $port $n \
-			2> "$EXS_TMP/share.err"
-		exs_wait_listen $port 60
-		ready "$name"
-		if wait "${EXS_PIDS[-1]}"; then
-			exs_ok "$name: server side"
-		else
-			exs_fail "$name: server side"
-			sed 's/^/#   /' "$EXS_TMP/share.err"
-		fi
+		share_serve "$name" $port $n
 		exs_check "$name: b: a JOIN for each but the first" \
 			[ $(($(exs_stat AcceptShared) - shared)) -eq $n ]
 	else
@@ -150,16 +157,7 @@ share_park() {
 	pkts=$(exs_rdma_pkts)
 	if [ "$host" = b ]; then
 		exs_sysctl net.exs.reuse_idle_ms=1000
-		exs_bg exs-run python3 "$here/exs_share.py" listen $port $n park \
-			2> "$EXS_TMP/park.err"
-		exs_wait_listen $port 60
-		ready "$name"
-		if wait "${EXS_PIDS[-1]}"; then
-			exs_ok "$name: server side"
-		else
-			exs_fail "$name: server side"
-			sed 's/^/#   /' "$EXS_TMP/park.err"
-		fi
+		share_serve "$name" $port $n park
 		exs_sysctl_restore
 		exs_assert "$name: b: one JOIN, OPENs on the parked rider, one refused" \
 			'[ $(($(exs_stat AcceptShared) - shared)) -eq 1 ] &&

@@ -318,8 +318,12 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 		if (!rider)
 			continue;
 		spin_lock_bh(&rider->lock);
-		/* a parked rider's connection ended long ago, in order */
-		if (rider->park == EXS_PARK_IDLE)
+		/* Parked, or ending in order (as exs_conn_hw_release() tells
+		 * one): its LAST or its completion still to come, it ends
+		 * with no error, and no abort is counted
+		 */
+		if (rider->park == EXS_PARK_IDLE || rider->fin_rcvd ||
+		    (rider->orphan && rider->fin_acked))
 			exs_conn_queue_hw(rider);
 		else
 			__exs_conn_abort(rider, carrier->link_err ?: -ECONNRESET,
