@@ -335,6 +335,16 @@ static inline struct exs_conn *exs_link(struct exs_conn *conn)
 	return conn->carrier ?: conn;
 }
 
+/* An end in order once the QP goes: the peer's FIN came first, or a
+ * closed socket's own FIN was delivered (it wants nothing more: TCP's
+ * FIN_WAIT_2 ends with the peer's FIN or its timer, never as an abort).
+ * Called under conn->lock.
+ */
+static inline bool exs_conn_ends_in_order(const struct exs_conn *conn)
+{
+	return conn->fin_rcvd || (conn->orphan && conn->fin_acked);
+}
+
 /* Both FINs are through: every byte either way was delivered, so a QP
  * that fails now takes nothing with it.  Called under conn->lock.
  */
@@ -469,6 +479,8 @@ bool exs_share_busy(struct exs_conn *conn);
 void exs_share_leave(struct exs_conn *rider);
 void exs_share_quiet(struct exs_conn *rider);
 bool exs_share_retake(struct exs_conn *rider);
+int exs_share_rx_stray(struct exs_conn *carrier, bool msg, u8 type,
+		       u32 cursor);
 void exs_share_drop_riders(struct exs_conn *carrier);
 void exs_share_settle(struct exs_conn *carrier, unsigned long wait);
 void exs_share_link_failed(struct exs_conn *conn, int err);

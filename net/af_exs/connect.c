@@ -441,7 +441,7 @@ static void exs_connect_to_tcp(struct exs_sock *exs,
 static void exs_connect_settle(struct exs_sock *exs)
 {
 	struct exs_conn *conn = exs->conn;
-	bool transient, reused;
+	bool transient, reused, afresh;
 	u8 state, reason, refused;
 
 	if (exs->cstate != EXS_CS_CONNECTING || !conn)
@@ -486,39 +486,27 @@ static void exs_connect_settle(struct exs_sock *exs)
 	}
 
 	exs->conn = NULL;
-	if (refused && conn->carrier && reused &&
-	    refused != EXS_WIRE_REJ_NO_LISTENER) {
-		/* the peer let its end of the parked rider go: a
-		 * connection of its own, as if there had been none
-		 */
-		exs_share_refused(conn);
+	/* A parked QP that failed, or a parked rider refused for anything
+	 * but a listener's absence: the peer let its end go meanwhile.  A
+	 * connection of its own, as if there had been none.
+	 */
+	afresh = reused && (!refused || (conn->carrier &&
+					 refused != EXS_WIRE_REJ_NO_LISTENER));
+	if (refused && conn->carrier)
+		exs_share_refused(conn);	/* the QP carries on */
+	else if (refused)
+		exs_park_return(conn);		/* parked again, as at the peer */
+	else
+		exs_conn_orphan(conn, true);
+	if (afresh) {
 		reason = exs_connect_start(exs, (struct sockaddr *)&exs->daddr,
 					   false);
 		if (!reason)
 			return;
 		transient = true;
-	} else if (refused && conn->carrier) {
-		/* the QP is fine, and carries on for the others */
-		exs_share_refused(conn);
-		reason = EXS_FALLBACK_PEER_REJECT;
-		transient = refused != EXS_WIRE_REJ_NO_LISTENER;
 	} else if (refused) {
-		/* the QP is fine: parked again, as at the peer */
-		exs_park_return(conn);
 		reason = EXS_FALLBACK_PEER_REJECT;
 		transient = refused != EXS_WIRE_REJ_NO_LISTENER;
-	} else if (reused) {
-		/* the parked QP failed (its peer let it go meanwhile): a
-		 * connection of its own, as if there had been none
-		 */
-		exs_conn_orphan(conn, true);
-		reason = exs_connect_start(exs, (struct sockaddr *)&exs->daddr,
-					   false);
-		if (!reason)
-			return;
-		transient = true;
-	} else {
-		exs_conn_orphan(conn, true);
 	}
 	/* the timer and rdma_cm's events name theirs; a device that went
 	 * away mid-attempt is the one that leaves none

@@ -314,18 +314,9 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* another connection's, on our QP: its rider takes it below */
 	if (!err && chan) {
 		rider = exs_share_rider(conn, chan);
-		/* an OPEN for a parked rider we let go: the connector
-		 * starts afresh
-		 */
-		if (!rider && conn->riders && wc->opcode == IB_WC_RECV &&
-		    type == EXS_MSG_OPEN) {
-			EXS_INC_STATS(conn->net, EXS_MIB_RDMAREJECT);
-			err = exs_conn_send_to(conn, EXS_MSG_REFUSE, cursor,
-					       EXS_WIRE_REJ_NOMEM) ?
-			      -ECONNRESET : 0;
-		} else if (!rider) {
-			err = -EPROTO;
-		}
+		if (!rider)
+			err = exs_share_rx_stray(conn, wc->opcode == IB_WC_RECV,
+						 type, cursor);
 	} else if (!err && conn->state == EXS_CONN_CLOSED) {
 		/* our stream's late bytes and messages are dropped; the QP
 		 * takes JOINs while it carries riders

@@ -239,8 +239,7 @@ void exs_share_leave(struct exs_conn *rider)
 		 rider->sq_head == rider->sq_tail);
 	if (rider->state != EXS_CONN_CLOSED) {
 		rider->state = EXS_CONN_CLOSED;
-		if (!rider->fin_rcvd && !(rider->orphan && rider->fin_acked) &&
-		    !rider->err)
+		if (!exs_conn_ends_in_order(rider) && !rider->err)
 			rider->err = -ECONNRESET;
 	}
 	exs_conn_wake(rider, EPOLLIN | EPOLLOUT | EPOLLHUP | EPOLLRDHUP |
@@ -318,12 +317,11 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 		if (!rider)
 			continue;
 		spin_lock_bh(&rider->lock);
-		/* Parked, or ending in order (as exs_conn_hw_release() tells
-		 * one): its LAST or its completion still to come, it ends
-		 * with no error, and no abort is counted
+		/* parked, or its LAST or that LAST's completion still to
+		 * come: no error, and no abort counted
 		 */
-		if (rider->park == EXS_PARK_IDLE || rider->fin_rcvd ||
-		    (rider->orphan && rider->fin_acked))
+		if (rider->park == EXS_PARK_IDLE ||
+		    exs_conn_ends_in_order(rider))
 			exs_conn_queue_hw(rider);
 		else
 			__exs_conn_abort(rider, carrier->link_err ?: -ECONNRESET,
@@ -479,6 +477,31 @@ int exs_share_rx_joined(struct exs_conn *rider,
 	return 0;
 }
 
+/* REFUSE, on @carrier's QP, what the peer asked for on its channel
+ * @chan: a JOIN, or an OPEN for a parked rider.  0, or the send's error.
+ * Called under carrier->lock.
+ */
+static int __exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
+{
+	EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
+	return exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why);
+}
+
+/* A message (@msg, else a write) for a channel of @carrier's that no
+ * rider has.  An OPEN for a parked rider we let go (its idle time ran
+ * out, the pool was full) is refused, and the connector starts afresh;
+ * anything else breaks the protocol, as on a QP not built to share.
+ * Called under carrier->lock.
+ */
+int exs_share_rx_stray(struct exs_conn *carrier, bool msg, u8 type,
+		       u32 cursor)
+{
+	if (!carrier->riders || !msg || type != EXS_MSG_OPEN)
+		return -EPROTO;
+	return __exs_share_refuse(carrier, cursor, EXS_WIRE_REJ_NOMEM) ?
+	       -ECONNRESET : 0;
+}
+
 /* JOIN on the acceptor's @carrier, for the connector's channel @chan:
  * its join work sets the rider up.  Called under carrier->lock.
  */
@@ -491,8 +514,7 @@ int exs_share_rx_join(struct exs_conn *carrier,
 		return -EPROTO;
 	join = kmalloc(sizeof(*join), GFP_ATOMIC);
 	if (!join)
-		return exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan,
-					EXS_WIRE_REJ_NOMEM) ?
+		return __exs_share_refuse(carrier, chan, EXS_WIRE_REJ_NOMEM) ?
 		       -ECONNRESET : 0;
 	join->peer = *peer;
 	join->chan = chan;
@@ -505,10 +527,9 @@ int exs_share_rx_join(struct exs_conn *carrier,
 
 static void exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 {
-	EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
 	spin_lock_bh(&carrier->lock);
 	/* unheard, the connector's connect would wait for its deadline */
-	if (exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why) &&
+	if (__exs_share_refuse(carrier, chan, why) &&
 	    carrier->state == EXS_CONN_ESTABLISHED)
 		__exs_conn_abort(carrier, -ECONNRESET, false);
 	spin_unlock_bh(&carrier->lock);

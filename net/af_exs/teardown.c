@@ -218,12 +218,8 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	exs_share_drop_riders(conn);
 
 	spin_lock_bh(&conn->lock);
-	/* An orderly end when the peer's FIN came first, or when a closed
-	 * socket's own FIN was delivered (it wants nothing more: TCP's
-	 * FIN_WAIT_2 ends with the peer's FIN or its timer, never as an
-	 * abort); else a reset.
-	 */
-	if (conn->fin_rcvd || (conn->orphan && conn->fin_acked))
+	/* in order (exs_conn_ends_in_order()), else a reset */
+	if (exs_conn_ends_in_order(conn))
 		conn->state = EXS_CONN_CLOSED;
 	else if (conn->state != EXS_CONN_CLOSED)
 		exs_conn_close_err(conn, -ECONNRESET);
