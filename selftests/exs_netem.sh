@@ -44,9 +44,15 @@ secs=$((600 + bytes / 100000))	# generous: ~100 kB/s under emulation
 
 # The link turns bad once the connection stands: a lossy link may well
 # fail an RDMA connection's setup, and that ends in a fallback to TCP,
-# which is correct but not what is tested here.
-impair() { tc qdisc replace dev exs0 root netem $1; }
-mend() { tc qdisc del dev exs0 root 2>/dev/null; }
+# which is correct but not what is tested here.  netem stays the root
+# qdisc from here to the end and only its settings change: replacing or
+# deleting a root qdisc deactivates the device for a moment, and 6.12's
+# rxe errors any QP whose packet that refuses, its MAD QP too (every
+# later connect of the host's then times out: rdma_cm is dead until the
+# device is added again).
+tc qdisc replace dev exs0 root netem loss 0%
+impair() { tc qdisc change dev exs0 root netem $1; }
+mend() { tc qdisc change dev exs0 root netem loss 0%; }
 
 # rxe once stopped a queue pair with "Failed allocating skb" (a GiB case
 # on the debug kernel), which has two causes: no memory for a 4.5 KB

@@ -4,12 +4,13 @@
 # hosts (exs-vm --hosts 2): while a checksummed transfer runs both ways
 # over RDMA, the client's, the server's, then both hosts' connections are
 # made to fail (/sys/kernel/debug/af_exs/fail_qp: as if the device had
-# reported the QP failed) several times.  Every byte must arrive intact, over RDMA
-# all along (SO_DOMAIN, the device's packet counters, TCP quiet), each
-# resume counted (RdmaResumes) and none failed; a failure once both FINs
-# are through ends the connection in order; then, with resuming off
-# (the module's resume parameter), the same failure ends the connection
-# with ECONNRESET, as before.
+# reported the QP failed) several times; then the client's link refuses
+# its RDMA packets for a moment (6.12's rxe ends the QP).  Every byte must
+# arrive intact, over RDMA all along (SO_DOMAIN, the device's packet
+# counters, TCP quiet), each resume counted (RdmaResumes) and none
+# failed; a failure once both FINs are through ends the connection in
+# order; then, with resuming off (the module's resume parameter), the
+# same failure ends the connection with ECONNRESET, as before.
 #
 # EXS_RESUME_BYTES sets the size each way (64 MiB), EXS_RESUME_TIMES the
 # failures made per case (3).
@@ -41,7 +42,8 @@ sysctl -qw net.exs.share_qp=0
 # from the cache the last case fails
 mtu0=$(cat /sys/class/net/exs0/mtu)
 ip link set exs0 mtu 9000 || exs_skip_all mtu "exs0 takes no MTU 9000"
-trap 'echo 1 > $param; ip link set exs0 mtu $mtu0; exs_cleanup' EXIT
+trap 'echo 1 > $param; tc qdisc del dev exs0 root 2>/dev/null
+	ip link set exs0 mtu $mtu0; exs_cleanup' EXIT
 exs_sysctl net.exs.neg_cache_ttl_ms=0 net.exs.connect_timeout_ms=60000
 secs=$((300 + bytes / 100000))
 
@@ -94,7 +96,7 @@ xfer() {
 		for ((i = 0; i < times; i++)); do
 			flowing
 			kill -0 "$pid" 2>/dev/null || break
-			resume_now
+			$fail
 		done
 	fi
 	if wait "$pid"; then
@@ -105,7 +107,7 @@ xfer() {
 		echo "#   counters that moved: $(exs_stat_moved "$stat")"
 		exs_module_said "$stat"
 	fi
-	if [[ $who == *$host* ]]; then
+	if [[ $who == *$host* ]] && [ "$fail" = resume_now ]; then
 		# with both hosts at it, all of one host's tries may find
 		# the connection mending the other's failure
 		made=$(exs_stat_delta "$stat" TestQpFailures)
@@ -122,6 +124,31 @@ xfer() {
 		[ $(($(exs_tcp_segs) - segs)) -lt 40 ]
 }
 
+# refuse_sends: the link refuses what RDMA connections send for 0.2 s
+# (their RoCEv2 packets, RC opcodes only, go to a pfifo whose limit drops
+# to 0), as a full queue does.  6.12's rxe errors a QP whose packet its
+# qdisc refused, with nothing to say why but flushed requests (6.1's
+# takes it for a lost packet), and the connection must resume, not
+# reset.  CM messages (UD) pass: rxe errors its MAD QP alike, and rdma_cm
+# is dead from then.  rc_band sets the qdiscs up while the link is idle:
+# adding or deleting a root qdisc deactivates the device for a moment.
+rc_band() {
+	tc qdisc add dev exs0 root handle 1: prio bands 3 \
+		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+	tc qdisc add dev exs0 parent 1:3 handle 30: pfifo limit 1000 &&
+	tc filter add dev exs0 parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff \
+		match u8 0 0xe0 at 28 flowid 1:3
+}
+refuse_sends() {
+	local done=$(exs_stat RdmaResumes)
+
+	tc qdisc change dev exs0 parent 1:3 handle 30: pfifo limit 0
+	sleep 0.2
+	tc qdisc change dev exs0 parent 1:3 handle 30: pfifo limit 1000
+	exs_wait_until 10 eval '[ "$(exs_stat RdmaResumes)" != "$done" ]'
+}
+
 # both hosts start each case together
 sync_case() {
 	touch "$share/$host.$1"
@@ -133,6 +160,7 @@ sync_case() {
 want() { [[ "$1" == *"${EXS_RESUME_ONLY:-}"* ]]; }
 
 MiB=$((bytes >> 20))
+fail=resume_now
 port=26000
 for who in a b ab; do
 	port=$((port + 1))
@@ -150,6 +178,21 @@ name="the client's QP fails, over IPv6"
 if want "$name"; then
 	xfer "$name, $MiB MiB each way" 26006 a -6
 	sync_case 26006
+fi
+name="the client's link refuses its packets"
+if ! want "$name"; then
+	:
+elif ! rc_band 2>/dev/null; then
+	tc qdisc del dev exs0 root 2>/dev/null
+	exs_skip "$name" "no tc prio, pfifo or u32"
+else
+	fail=refuse_sends
+	xfer "$name $times times, $MiB MiB each way" 26007 a
+	fail=resume_now
+	[ "$host" = a ] &&
+		echo "#   resumed $(exs_stat_delta "$EXS_TMP/resume.stat" RdmaResumes) times"
+	sync_case 26007
+	tc qdisc del dev exs0 root
 fi
 
 # rxe cannot build a packet (on the debug kernel, booted with

@@ -65,7 +65,9 @@ static void exs_resume_queue(struct exs_conn *conn)
 /* Move @conn to a new QP instead of ending it with @err, if it can go on:
  * established and handed out, its stream not over both ways, not parked
  * or parking, no teardown and no other resume under way, its device
- * there.  True when the resume began.  Called under conn->lock.
+ * there.  A resume whose new QP failed before the RESUMEs crossed starts
+ * over (the same trouble on the link may well end two QPs in a row).
+ * True when the resume began.  Called under conn->lock.
  */
 bool exs_conn_resume(struct exs_conn *conn, int err)
 {
@@ -73,7 +75,8 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	/* a rider resumes with nothing, nor does a QP that carries riders:
 	 * their bytes in flight are lost with it (share.c)
 	 */
-	if (!READ_ONCE(exs_resume_enabled) || conn->resume || conn->carrier ||
+	if (!READ_ONCE(exs_resume_enabled) || conn->carrier ||
+	    (conn->resume && conn->resume != EXS_RESUME_SYNC) ||
 	    conn->nriders ||
 	    conn->resume_off || conn->torn_down || conn->qp_closing ||
 	    conn->state != EXS_CONN_ESTABLISHED || !conn->announced ||
@@ -206,7 +209,9 @@ static bool exs_resume_take(struct exs_conn *conn, struct rdma_cm_id *id)
 {
 	if (conn->resume_id || conn->resume_off)
 		return false;
-	if (!conn->resume && !exs_conn_resume(conn, -ECONNRESET))
+	/* not noticed yet, or noticed on the QP the last resume made */
+	if ((!conn->resume || conn->resume == EXS_RESUME_SYNC) &&
+	    !exs_conn_resume(conn, -ECONNRESET))
 		return false;
 	if (conn->resume != EXS_RESUME_DRAIN &&
 	    conn->resume != EXS_RESUME_WAIT)

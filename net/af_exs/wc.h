@@ -23,10 +23,12 @@ enum exs_wc_verdict {
  * unless it stands: then its queue pair died under it.  Sends still out
  * then complete too, the first with the cause (RETRY_EXC: a dead peer),
  * but on the send CQ, which the device serves in no set order with the
- * receive CQ: a flushed receive leaves the verdict to them.  With none
- * out, a device that reports its own faults as QP events was refusing a
- * peer's plain write (outside the ring, a key not ours), with no receive
- * to report it on.
+ * receive CQ: a flushed receive leaves the verdict to them.  A flushed
+ * send with no cause before it is a QP our own device ended: 6.12's rxe
+ * errors a QP whose packet its qdisc refused (one being replaced, say)
+ * and flushes every request.  With no send out, a device that reports
+ * its own faults as QP events was refusing a peer's plain write (outside
+ * the ring, a key not ours), with no receive to report it on.
  *
  * Otherwise, on a receive the device refused what the peer sent (longer
  * than a receive, an opcode or key not allowed), on a send the peer's
@@ -41,7 +43,7 @@ exs_wc_verdict(enum ib_wc_status status, bool recv, bool stands,
 	case IB_WC_WR_FLUSH_ERR:
 		if (!stands || (recv && sends_out))
 			return EXS_WC_IGNORE;
-		return EXS_WC_PEER_FAULT;
+		return recv ? EXS_WC_PEER_FAULT : EXS_WC_RESET;
 	case IB_WC_RETRY_EXC_ERR:
 		return EXS_WC_TIMEDOUT;
 	case IB_WC_LOC_LEN_ERR:
