@@ -9,7 +9,8 @@
 #
 #   EXS_BENCH_KERNELS  kernels, in order (default: 6.12 6.1)
 #   EXS_BENCH_OUT      results directory (default: build/bench)
-#   EXS_BENCH_REPS, EXS_BENCH_SECONDS, EXS_BENCH_QUICK: see bench-guest.sh
+#   EXS_BENCH_REPS, EXS_BENCH_SECONDS, EXS_BENCH_QUICK,
+#   EXS_BENCH_WORKLOADS: see bench-guest.sh
 #
 # Emulated timings are slow and noisy: read the ratios of one run, never
 # its absolute figures, and never two runs' figures side by side.
@@ -36,7 +37,9 @@ mkdir -p "$out"
 # the guests see only what their command line exports
 guest="export EXS_BENCH_REPS=${EXS_BENCH_REPS:-3}"
 guest+=" EXS_BENCH_SECONDS=${EXS_BENCH_SECONDS:-2}"
-guest+=" EXS_BENCH_QUICK=${EXS_BENCH_QUICK:-0}; tools/bench/bench-guest.sh"
+guest+=" EXS_BENCH_QUICK=${EXS_BENCH_QUICK:-0}"
+guest+=" EXS_BENCH_WORKLOADS='${EXS_BENCH_WORKLOADS:-pp stream conn rr}'"
+guest+="; tools/bench/bench-guest.sh"
 for k in $kernels; do
 	echo "# $k: booting two hosts, measuring (tens of minutes under TCG)"
 	./selftests/vm/exs-vm --kernel "$k" --hosts 2 --memory 2G --timeout 7200 \
@@ -47,6 +50,7 @@ done
 
 settings="reps=${EXS_BENCH_REPS:-3} seconds=${EXS_BENCH_SECONDS:-2}"
 [ "${EXS_BENCH_QUICK:-0}" = 1 ] && settings="$settings, the targets' sizes only"
+[ -n "${EXS_BENCH_WORKLOADS:-}" ] && settings="$settings, $EXS_BENCH_WORKLOADS only"
 python3 tools/bench/report.py "$out" \
 	"commit=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo -dirty)" \
 	"date=$(date -u +%FT%TZ)" "settings=$settings" \

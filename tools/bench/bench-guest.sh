@@ -11,7 +11,8 @@
 #   exs-vm --hosts 2 -- tools/bench/bench-guest.sh tools/bench/bench-guest.sh
 #
 # EXS_BENCH_REPS (3), EXS_BENCH_SECONDS (2) per figure, EXS_BENCH_QUICK=1
-# (only the sizes and client counts the targets name).
+# (only the sizes and client counts the targets name), EXS_BENCH_WORKLOADS
+# (which of "pp stream conn rr" run: all).
 set -u
 # shellcheck source=../../selftests/lib.sh
 . "$(dirname "$0")/../../selftests/lib.sh"
@@ -122,7 +123,8 @@ sock() {
 			done; wait" ;;
 	exs_busypoll) opt=(-b 50000) ;;	# longer than a TCG round trip
 	# AF_EXS with a queue pair per connection, beside the default
-	exs_noshare) sysctl -qw net.exs.share_qp=0 ;;
+	exs_noshare) share0=$(sysctl -n net.exs.share_qp)
+		sysctl -qw net.exs.share_qp=0 ;;
 	esac
 	# a server b has just started may not listen yet
 	for ((try = 0; try < 20; try++)); do
@@ -134,7 +136,7 @@ sock() {
 		[ "$t" = rsockets ] && [ $rc != 0 ] &&
 			grep -q "Connection refused" "$out/bench.err" || break
 	done
-	[ "$t" = exs_noshare ] && sysctl -qw net.exs.share_qp=1
+	[ "$t" = exs_noshare ] && sysctl -qw net.exs.share_qp="$share0"
 	if [ $rc = 0 ]; then
 		echo "$line" | emit "$rep"
 	elif [ $rc = 124 ]; then
@@ -170,8 +172,14 @@ perf() {
 		emit "$rep"
 }
 
+workloads=" ${EXS_BENCH_WORKLOADS:-pp stream conn rr} "
+runs() { [[ "$workloads" == *" $1 "* ]]; }
+
 for ((rep = 1; rep <= reps; rep++)); do
 	echo "# repetition $rep of $reps"
+	runs pp || pp_sizes=
+	runs stream || bw_sizes=
+	runs rr || rr_clients=
 	for z in $pp_sizes; do
 		perf "$rep" ib_write_lat ib_write_lat "$z" -n 500
 		perf "$rep" ib_send_lat ib_send_lat "$z" -n 500
@@ -188,7 +196,7 @@ for ((rep = 1; rep <= reps; rep++)); do
 		done
 	done
 	for t in tcp exs exs_noshare fallback smc rsockets; do
-		sock "$rep" $t conn 1
+		runs conn && sock "$rep" $t conn 1
 	done
 	for c in $rr_clients; do
 		for t in tcp exs exs_noshare smc rsockets; do
