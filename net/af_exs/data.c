@@ -28,9 +28,6 @@ typedef bool (*exs_wait_fn)(struct exs_sock *exs, u32 arg);
  * calls go on) on the cursors the completion handlers move, for up to
  * busy_poll_us, before paying for a sleep and a wakeup.  rxe and real
  * NICs alike complete in softirq, which a spinning task does not hold off.
- * As the kernel's own busy polling, the spin is for an idle CPU only:
- * once another task wants it, that task runs, and the call looks once
- * more and then sleeps.
  */
 static bool exs_busy_wait(struct exs_sock *exs, exs_wait_fn done, u32 arg)
 {
@@ -48,22 +45,17 @@ static bool exs_busy_wait(struct exs_sock *exs, exs_wait_fn done, u32 arg)
 			break;
 		}
 		/* run completion work pending on this CPU (the CQ's
-		 * irq_poll, rxe's tasklets) here and now
+		 * irq_poll, rxe's tasklets) here and now; if another task is
+		 * runnable (ksoftirqd, rxe's or the CQ's worker), let it run
+		 * now rather than at the end of our slice: it may be the one
+		 * that completes what we wait for
 		 */
 		local_bh_disable();
 		local_bh_enable();
-		/* Another task is runnable (ksoftirqd, rxe's or the CQ's
-		 * worker): it runs now rather than at the end of our slice,
-		 * as it may be the one that completes what we wait for.  To
-		 * spin on beside it slowed both down: a busy-polling
-		 * ping-pong over rxe took twice the sleeping one's time.
-		 */
-		if (!single_task_running()) {
+		if (!single_task_running())
 			schedule();
-			hit = done(exs, arg);
-			break;
-		}
-		cpu_relax();
+		else
+			cpu_relax();
 	} while (!signal_pending(current) && local_clock() < end);
 	lock_sock(&exs->sk);
 	if (hit)
