@@ -23,9 +23,9 @@ mkdir -p "$share"
 exs_tap_begin "AF_EXS over a lossy link, host $host"
 exs_loaded || exs_skip_all af_exs "module not loaded"
 modprobe -q sch_netem 2>/dev/null
+# netem is the root qdisc from here to the end (see impair() below)
 tc qdisc replace dev exs0 root netem loss 0% 2>/dev/null ||
 	exs_skip_all netem "no netem qdisc"
-tc qdisc del dev exs0 root
 # RoCE links carry jumbo frames: at MTU 9000 the RDMA MTU is 4096.
 mtu=${EXS_NETEM_MTU:-9000}
 mtu0=$(cat /sys/class/net/exs0/mtu)
@@ -50,7 +50,6 @@ secs=$((600 + bytes / 100000))	# generous: ~100 kB/s under emulation
 # rxe errors any QP whose packet that refuses, its MAD QP too (every
 # later connect of the host's then times out: rdma_cm is dead until the
 # device is added again).
-tc qdisc replace dev exs0 root netem loss 0%
 impair() { tc qdisc change dev exs0 root netem $1; }
 mend() { tc qdisc change dev exs0 root netem loss 0%; }
 

@@ -198,12 +198,7 @@ roce_netem() {
 	local dev=$1 netem=$2
 
 	shift 2
-	tc qdisc add dev "$dev" root handle 1: prio bands 3 \
-		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
-	tc qdisc add dev "$dev" parent 1:3 handle 30: netem $netem &&
-	tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
-		match ip protocol 17 0xff match ip dport 4791 0xffff \
-		"$@" flowid 1:3
+	exs_roce_band "$dev" "netem $netem" "$@"
 }
 # roce_netem_works: both hosts find the same (the debug kernel has no tc
 # prio or u32)

@@ -132,14 +132,7 @@ xfer() {
 # reset.  CM messages (UD) pass: rxe errors its MAD QP alike, and rdma_cm
 # is dead from then.  rc_band sets the qdiscs up while the link is idle:
 # adding or deleting a root qdisc deactivates the device for a moment.
-rc_band() {
-	tc qdisc add dev exs0 root handle 1: prio bands 3 \
-		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
-	tc qdisc add dev exs0 parent 1:3 handle 30: pfifo limit 1000 &&
-	tc filter add dev exs0 parent 1: protocol ip prio 1 u32 \
-		match ip protocol 17 0xff match ip dport 4791 0xffff \
-		match u8 0 0xe0 at 28 flowid 1:3
-}
+rc_band() { exs_roce_band exs0 "pfifo limit 1000" match u8 0 0xe0 at 28; }
 refuse_sends() {
 	local done=$(exs_stat RdmaResumes)
 

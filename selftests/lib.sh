@@ -259,6 +259,23 @@ exs_explained() {
 	return $rc
 }
 
+# exs_roce_band DEV QDISC [MATCH...]: what DEV sends to RoCEv2's UDP port
+# that u32's MATCH also matches goes through the child qdisc QDISC (handle
+# 30:, under a prio root), the rest untouched.  Set it up while the link
+# is idle: adding a root qdisc deactivates the device for a moment, and
+# 6.12's rxe ends any QP whose packet that refuses.
+exs_roce_band() {
+	local dev=$1 qdisc=$2
+
+	shift 2
+	tc qdisc add dev "$dev" root handle 1: prio bands 3 \
+		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+	tc qdisc add dev "$dev" parent 1:3 handle 30: $qdisc &&
+	tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff \
+		"$@" flowid 1:3
+}
+
 # exs_rdma_pkts: packets the host's RDMA devices sent and received so far
 exs_rdma_pkts() {
 	exs_rdma_stat sent_pkts rcvd_pkts

@@ -209,12 +209,12 @@ static bool exs_resume_take(struct exs_conn *conn, struct rdma_cm_id *id)
 {
 	if (conn->resume_id || conn->resume_off)
 		return false;
-	/* not noticed yet, or noticed on the QP the last resume made */
-	if ((!conn->resume || conn->resume == EXS_RESUME_SYNC) &&
-	    !exs_conn_resume(conn, -ECONNRESET))
-		return false;
+	/* not noticed yet (or on the QP the last resume made): it starts,
+	 * if exs_conn_resume() allows
+	 */
 	if (conn->resume != EXS_RESUME_DRAIN &&
-	    conn->resume != EXS_RESUME_WAIT)
+	    conn->resume != EXS_RESUME_WAIT &&
+	    !exs_conn_resume(conn, -ECONNRESET))
 		return false;
 	conn->resume_id = id;
 	id->context = conn;
