@@ -4,8 +4,10 @@
 # hosts (exs-vm --hosts 2): while a checksummed transfer runs both ways
 # over RDMA, the client's, the server's, then both hosts' connections are
 # made to fail (/sys/kernel/debug/af_exs/fail_qp: as if the device had
-# reported the QP failed) several times; then the client's link refuses
-# its RDMA packets for a moment (6.12's rxe ends the QP).  Every byte must
+# reported the QP failed) several times, then those of four connections
+# sharing one QP; then the client's link refuses its RDMA packets for a
+# moment (6.12's rxe ends the QP), one connection's and then four
+# sharing connections'.  Every byte must
 # arrive intact, over RDMA all along (SO_DOMAIN, the device's packet
 # counters, TCP quiet), each resume counted (RdmaResumes) and none
 # failed; a failure once both FINs are through ends the connection in
@@ -34,9 +36,9 @@ exs_tap_begin "AF_EXS resumes on a new queue pair, host $host"
 exs_loaded || exs_skip_all af_exs "module not loaded"
 [ -e $knob ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 [ -w $knob ] || exs_skip_all debugfs "no $knob"
-# A queue pair of its own for each connection: one that carries others
-# does not resume (share.c), and a case's connect could join the queue
-# pair of the case before while that one still closes
+# A queue pair of its own for each connection but in the sharing cases
+# (share_on): a case's connect could join the queue pair of the case
+# before while that one still closes
 sysctl -qw net.exs.share_qp=0
 # RoCE's jumbo frames, as exs_netem.sh: 4 KiB RDMA packets, which come
 # from the cache the last case fails
@@ -67,45 +69,72 @@ flowing() {
 }
 
 # xfer NAME PORT WHO [-6]: both hosts' halves of one case; WHO (a, b or
-# ab) says which hosts make their connection resume, $times times each
+# ab) says which hosts make their connection resume, $times times each.
+# With conns > 1, that many connections (ports PORT on) move data, the
+# first one's QP carrying the others: $bytes each way the first, half
+# that the others, so that it outlives them (a QP kept only for riders
+# does not resume).
+conns=1
 xfer() {
-	local name=$1 port=$2 who=$3 v6=${4:-} pid i segs pkts made
+	local name=$1 port=$2 who=$3 v6=${4:-} pid i segs pkts made bad=0
 	local addr=$([ -n "$v6" ] && echo $peer6 || echo $peer4)
-	local stat="$EXS_TMP/resume.stat"
+	local stat="$EXS_TMP/resume.stat" n pids
 	exs_stat_save "$stat"
 	segs=$(exs_tcp_segs)
 	pkts=$(exs_rdma_pkts)
 	if [ "$host" = b ]; then
-		exs_bg exs_connect -l $v6 -x -p "$port" -e exs -n "$bytes" \
-			-t "$secs" >/dev/null 2> "$EXS_TMP/xfer.err"
-		exs_wait_listen "$port" 10
+		for ((i = 0; i < conns; i++)); do
+			n=$((i ? bytes / 2 : bytes))
+			exs_bg exs_connect -l $v6 -x -p $((port + i)) -e exs \
+				-n $n -t "$secs" >/dev/null 2> "$EXS_TMP/xfer.err.$i"
+			exs_wait_listen $((port + i)) 10
+		done
 		ready "$name"
 		exs_wait_file "$share/flowing.$port" 120
 	else
 		await_ready "$name" ||
 			{ exs_fail "$name" "server never ready"; return; }
-		local rdma=$(exs_stat ConnectRdma)
-		exs_bg exs_connect $v6 -x -a $addr -p "$port" -e exs \
-			-n "$bytes" -t "$secs" >/dev/null 2> "$EXS_TMP/xfer.err"
-		exs_wait_until 60 eval '[ "$(exs_stat ConnectRdma)" != "$rdma" ]'
+		local rdma=$(exs_stat ConnectRdma) joined=$(exs_stat ConnectShared)
+		for ((i = 0; i < conns; i++)); do
+			n=$((i ? bytes / 2 : bytes))
+			exs_bg exs_connect $v6 -x -a $addr -p $((port + i)) \
+				-e exs -n $n -t "$secs" >/dev/null \
+				2> "$EXS_TMP/xfer.err.$i"
+			# the first builds the QP the others join
+			[ $i -gt 0 ] || exs_wait_until 60 eval \
+				'[ "$(exs_stat ConnectRdma)" != "$rdma" ]'
+		done
+		exs_wait_until 60 eval \
+			'[ $(($(exs_stat ConnectShared) - joined)) -ge $((conns - 1)) ]'
 		touch "$share/flowing.$port"
 	fi
-	pid=${EXS_PIDS[-1]}
+	pids=("${EXS_PIDS[@]: -conns}")
 	if [[ $who == *$host* ]]; then
-		# up to $times failures, while the transfer lasts
+		# up to $times failures, while every transfer lasts
 		for ((i = 0; i < times; i++)); do
 			flowing
-			kill -0 "$pid" 2>/dev/null || break
+			for pid in "${pids[@]}"; do
+				kill -0 "$pid" 2>/dev/null || break 2
+			done
 			$fail
 		done
 	fi
-	if wait "$pid"; then
+	for i in "${!pids[@]}"; do
+		wait "${pids[i]}" && continue
+		bad=$((bad + 1))
+		sed "s/^/#   $((port + i)): /" "$EXS_TMP/xfer.err.$i"
+	done
+	if [ $bad = 0 ]; then
 		exs_ok "$name: $host: the bytes arrived intact"
 	else
-		exs_fail "$name: $host: the bytes arrived intact"
-		sed 's/^/#   /' "$EXS_TMP/xfer.err"
+		exs_fail "$name: $host: the bytes arrived intact" \
+			"$bad of $conns transfers failed"
 		echo "#   counters that moved: $(exs_stat_moved "$stat")"
 		exs_module_said "$stat"
+	fi
+	if [ "$host" = a ] && [ $conns -gt 1 ]; then
+		exs_check "$name: a: $((conns - 1)) connections rode the first one's QP" \
+			[ "$(exs_stat_delta "$stat" ConnectShared)" = $((conns - 1)) ]
 	fi
 	if [[ $who == *$host* ]] && [ "$fail" = resume_now ]; then
 		# with both hosts at it, all of one host's tries may find
@@ -142,6 +171,18 @@ refuse_sends() {
 	exs_wait_until 10 eval '[ "$(exs_stat RdmaResumes)" != "$done" ]'
 }
 
+# share_on / share_off: the client's connections share a QP for a case;
+# an ack timeout of their own keeps them off the QPs of the cases around
+share_on() {
+	[ "$host" = a ] || return 0
+	share0=$(sysctl -n net.exs.ack_timeout)
+	sysctl -qw net.exs.share_qp=1 net.exs.ack_timeout=18
+}
+share_off() {
+	[ "$host" = a ] || return 0
+	sysctl -qw net.exs.share_qp=0 net.exs.ack_timeout="$share0"
+}
+
 # both hosts start each case together
 sync_case() {
 	touch "$share/$host.$1"
@@ -166,6 +207,17 @@ for who in a b ab; do
 	xfer "$name, $MiB MiB each way" $port $who
 	sync_case $port
 done
+# Four connections on one QP (share.c): its failure, noticed by the
+# carrier or by a rider, moves them all to a new one
+name="four connections share the client's failing QP"
+if want "$name"; then
+	share_on
+	conns=4
+	xfer "$name, $MiB MiB each way" 26030 a
+	conns=1
+	share_off
+	sync_case 26030
+fi
 # over IPv6: the acceptor finds the connection by an IPv6 four-tuple
 name="the client's QP fails, over IPv6"
 if want "$name"; then
@@ -181,10 +233,18 @@ elif ! rc_band 2>/dev/null; then
 else
 	fail=refuse_sends
 	xfer "$name $times times, $MiB MiB each way" 26007 a
-	fail=resume_now
 	[ "$host" = a ] &&
 		echo "#   resumed $(exs_stat_delta "$EXS_TMP/resume.stat" RdmaResumes) times"
 	sync_case 26007
+	share_on
+	conns=4
+	xfer "$name $times times, four connections on its QP" 26040 a
+	[ "$host" = a ] &&
+		echo "#   resumed $(exs_stat_delta "$EXS_TMP/resume.stat" RdmaResumes) times"
+	conns=1
+	share_off
+	fail=resume_now
+	sync_case 26040
 	tc qdisc del dev exs0 root
 fi
 

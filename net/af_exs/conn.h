@@ -479,6 +479,7 @@ bool exs_share_busy(struct exs_conn *conn);
 void exs_share_leave(struct exs_conn *rider);
 void exs_share_quiet(struct exs_conn *rider);
 bool exs_share_retake(struct exs_conn *rider);
+bool exs_share_resume(struct exs_conn *rider, int err);
 int exs_share_rx_stray(struct exs_conn *carrier, bool msg, u8 type,
 		       u32 cursor);
 void exs_share_drop_riders(struct exs_conn *carrier);

@@ -24,8 +24,16 @@
  *     there.  Bytes the failed QP placed but never announced are written
  *     again, to the same offsets.
  *
+ * A QP that carries riders (share.c) resumes for all of them: whichever
+ * connection on it noticed the failure, the carrier's connection moves
+ * the QP, the riders' requests are taken as completed with its drain,
+ * and once the new QP is up each rider says RESUME on its channel and
+ * writes again from what its peer holds, as the carrier does.  A parked
+ * rider stays parked; one whose stream was ending ends.
+ *
  * A resume that is refused, or not done within its deadline, ends the
- * connection with the error its failure would have given.  A listener
+ * connection with the error its failure would have given (and with a
+ * carrier's, every rider on it).  A listener
  * that closed cannot take a resume (rdma_cm has nowhere to deliver the
  * REQ), nor can a device that went away.
  */
@@ -72,12 +80,12 @@ static void exs_resume_queue(struct exs_conn *conn)
 bool exs_conn_resume(struct exs_conn *conn, int err)
 {
 	lockdep_assert_held(&conn->lock);
-	/* a rider resumes with nothing, nor does a QP that carries riders:
-	 * their bytes in flight are lost with it (share.c)
-	 */
-	if (!READ_ONCE(exs_resume_enabled) || conn->carrier ||
+	/* a rider's QP is its carrier's, which resumes for both */
+	if (conn->carrier)
+		return exs_share_resume(conn, err);
+	/* a QP kept only for riders has no stream of its own to resume */
+	if (!READ_ONCE(exs_resume_enabled) || conn->link_only ||
 	    (conn->resume && conn->resume != EXS_RESUME_SYNC) ||
-	    conn->nriders ||
 	    conn->resume_off || conn->torn_down || conn->qp_closing ||
 	    conn->state != EXS_CONN_ESTABLISHED || !conn->announced ||
 	    !conn->peer_ready || conn->park != EXS_PARK_NONE ||
@@ -115,6 +123,101 @@ int exs_resume_qp(struct exs_conn *conn)
 	return exs_conn_make_qp(conn);
 }
 
+/* A rider may carry on over the new QP: what exs_conn_resume() asks of a
+ * connection, bar what the carrier's resume itself set.  Called under
+ * rider->lock.
+ */
+static bool exs_resume_rider_ok(const struct exs_conn *rider)
+{
+	return rider->state == EXS_CONN_ESTABLISHED && rider->announced &&
+	       rider->peer_ready && rider->park == EXS_PARK_NONE &&
+	       !rider->torn_down && !rider->qp_closing && !rider->resume_off &&
+	       !rider->last_sent && !rider->last_rcvd &&
+	       !exs_conn_stream_over(rider);
+}
+
+/* The carrier's failed QP is drained: its riders' requests all completed,
+ * flushed or not.  A rider whose stream goes on waits for the new QP
+ * (the carrier's exs_resume_up() queues its RESUME), by the same
+ * deadline; a parked one stays parked; one that was ending ends, in
+ * order if it can.  At each resume every rider starts over: its peer's
+ * does too, whatever the last one got to.  Process context.
+ */
+static void exs_resume_hold_riders(struct exs_conn *carrier)
+{
+	struct exs_conn *rider;
+	int chan, err;
+
+	if (!carrier->riders)
+		return;
+	for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
+		spin_lock_bh(&carrier->lock);
+		rider = exs_share_rider(carrier, chan);
+		err = carrier->resume_err;
+		spin_unlock_bh(&carrier->lock);
+		if (!rider)
+			continue;
+		spin_lock_bh(&rider->lock);
+		rider->sq_tail = rider->sq_head;
+		rider->sq_signaled = rider->sq_head;
+		if (exs_resume_rider_ok(rider)) {
+			rider->resume = EXS_RESUME_CONNECT;
+			rider->resume_err = err;
+			rider->peer_resumed = false;
+			exs_conn_arm_timeout(rider,
+					     exs_resume_deadline(carrier));
+		} else if (rider->park == EXS_PARK_IDLE) {
+			/* nothing of its own in flight */
+		} else if (rider->leave_wait ||
+			   exs_conn_ends_in_order(rider)) {
+			exs_conn_queue_hw(rider);
+		} else {
+			__exs_conn_abort(rider, err, false);
+		}
+		spin_unlock_bh(&rider->lock);
+		exs_conn_put(rider);
+	}
+}
+
+/* The carrier's new QP is up: each rider held for it says RESUME, from
+ * its resume work (the riders' locks come before the carrier's).  Called
+ * under carrier->lock.
+ */
+static void exs_resume_riders_up(struct exs_conn *carrier)
+{
+	int chan;
+
+	if (!carrier->riders)
+		return;
+	for (chan = 1; chan < EXS_CHAN_MAX; chan++)
+		if (carrier->riders[chan])
+			exs_resume_queue(carrier->riders[chan]);
+}
+
+/* A rider's turn once its carrier's new QP is up: RESUME on its channel,
+ * unless that QP failed already (the next round holds it again).
+ */
+static void exs_resume_rider_up(struct exs_conn *rider)
+{
+	struct exs_conn *carrier = rider->carrier;
+	bool up;
+	int err;
+
+	spin_lock_bh(&rider->lock);
+	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
+	up = !carrier->qp_closing && (carrier->resume == EXS_RESUME_SYNC ||
+				      carrier->resume == EXS_RESUME_NONE);
+	spin_unlock(&carrier->lock);
+	if (up && rider->resume == EXS_RESUME_CONNECT &&
+	    rider->state == EXS_CONN_ESTABLISHED) {
+		err = exs_resume_up(rider);
+		if (err)
+			__exs_conn_abort(rider, err == -EPROTO ? -ECONNRESET :
+					 rider->resume_err, err == -EPROTO);
+	}
+	spin_unlock_bh(&rider->lock);
+}
+
 /* Step 1: the failed QP and its cm_id go, its completions flushed
  * first: a FIN or an ABORT that arrived is read before we decide.  False
  * when the connection ended meanwhile, or needs no resume any more.
@@ -138,13 +241,20 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	conn->sq_signaled = conn->sq_head;
 	go_on = conn->state == EXS_CONN_ESTABLISHED &&
 		!exs_conn_stream_over(conn);
-	if (go_on)
+	if (go_on) {
 		conn->resume = conn->passive ? EXS_RESUME_WAIT :
 					       EXS_RESUME_CONNECT;
-	else if (conn->state == EXS_CONN_ESTABLISHED)
-		/* both FINs were through: an orderly end after all */
+	} else if (conn->state == EXS_CONN_ESTABLISHED) {
+		/* both FINs were through: an orderly end after all, but
+		 * the riders have no QP left
+		 */
+		if (conn->nriders && !conn->link_err)
+			WRITE_ONCE(conn->link_err, conn->resume_err);
 		exs_conn_queue_hw(conn);
+	}
 	spin_unlock_bh(&conn->lock);
+	if (go_on)
+		exs_resume_hold_riders(conn);
 	return go_on;
 }
 
@@ -155,6 +265,10 @@ void exs_resume_work(struct work_struct *work)
 	struct rdma_cm_id *old, *id = NULL;
 	int err = 0;
 
+	if (conn->carrier) {
+		exs_resume_rider_up(conn);
+		goto out;
+	}
 	spin_lock_bh(&conn->lock);
 	old = conn->old_id;
 	spin_unlock_bh(&conn->lock);
@@ -308,6 +422,7 @@ int exs_resume_up(struct exs_conn *conn)
 	conn->last_acked = conn->last_heard;
 	if (exs_conn_send_resume(conn))
 		return -ECONNRESET;
+	exs_resume_riders_up(conn);
 	return conn->peer_resumed ? exs_resume_finish(conn) : 0;
 }
 

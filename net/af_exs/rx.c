@@ -121,7 +121,7 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 	 * parked, with OPEN and READY as a parked QP's
 	 */
 	if (conn->carrier && ((type == EXS_MSG_READY && !conn->reused) ||
-			      type == EXS_MSG_RESUME || type == EXS_MSG_JOIN))
+			      type == EXS_MSG_JOIN))
 		return -EPROTO;
 
 	switch (type) {

@@ -20,9 +20,10 @@
  * ends otherwise stays registered, closed, until its carrier goes.
  *
  * A carrier's own connection may end first; its QP then stays for its
- * riders and goes with the last of them.  A QP that carries riders does
- * not resume (resume.c replays one stream, not theirs): its failure ends
- * every connection on it.
+ * riders and goes with the last of them.  A QP that fails resumes
+ * (resume.c) for every connection on it, as the carrier's connection
+ * moves it; one kept only for riders does not, and its failure ends
+ * them all.
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
@@ -55,7 +56,7 @@ struct exs_share_find_arg {
 static bool exs_share_room(const struct exs_conn *carrier)
 {
 	return carrier->riders && !carrier->share_closed &&
-	       !carrier->qp_closing && !carrier->torn_down &&
+	       !carrier->qp_closing && !carrier->torn_down && !carrier->resume &&
 	       !carrier->link_err && carrier->park != EXS_PARK_GONE &&
 	       carrier->nriders < EXS_SHARE_RIDERS;
 }
@@ -357,6 +358,23 @@ void exs_share_link_failed(struct exs_conn *conn, int err)
 	else
 		__exs_conn_abort(carrier, err, false);
 	spin_unlock(&carrier->lock);
+}
+
+/* @rider's QP failed: its carrier's connection moves the QP for every
+ * connection on it (resume.c), or has begun to; a failure of the new
+ * one, up and waiting for RESUMEs, starts that over.  False when the
+ * carrier cannot resume.  Called under rider->lock.
+ */
+bool exs_share_resume(struct exs_conn *rider, int err)
+{
+	struct exs_conn *carrier = rider->carrier;
+	bool ok;
+
+	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
+	ok = (carrier->resume && carrier->resume != EXS_RESUME_SYNC) ||
+	     exs_conn_resume(carrier, err);
+	spin_unlock(&carrier->lock);
+	return ok;
 }
 
 /* Set @rider up in @carrier's PD: ring, send buffer (@peer: the other

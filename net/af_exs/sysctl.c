@@ -111,7 +111,7 @@ int exs_sysctl_net_init(struct net *net)
 	en->cfg.inline_threshold = EXS_INLINE_DEFAULT;
 	en->cfg.delayed_ack_fraction = EXS_ACK_FRACTION_DEFAULT;
 	en->cfg.reuse_idle_ms = 10000;
-	en->cfg.share_qp = 0;
+	en->cfg.share_qp = 1;
 
 	table = kmemdup(exs_sysctl_template, sizeof(exs_sysctl_template),
 			GFP_KERNEL);

@@ -75,6 +75,9 @@ void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 			EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
 		if (conn->resume)
 			EXS_INC_STATS(conn->net, EXS_MIB_RESUMEFAILS);
+		/* a carrier's failed resume leaves its riders no QP */
+		if (conn->resume && conn->nriders && !conn->link_err)
+			WRITE_ONCE(conn->link_err, err);
 
 		exs_conn_close_err(conn, err);
 		/* whoever waits for it to come up learns it never will */

@@ -188,14 +188,15 @@ int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 	return exs_conn_send_msg(conn, type, cursor, EXS_TX_CTRL);
 }
 
-/* The first message on a resumed connection's new QP (resume.c): what we
- * hold of the peer's bytes, and whether its FIN.  Called under
- * conn->lock.
+/* The first message on a resumed connection's new QP (resume.c), a
+ * rider's on its channel: what we hold of the peer's bytes, and whether
+ * its FIN.  Called under conn->lock.
  */
 int exs_conn_send_resume(struct exs_conn *conn)
 {
 	exs_wire_build_msg(&conn->tx_msg, EXS_MSG_RESUME,
-			   conn->fin_rcvd ? EXS_RESUME_FIN : 0, conn->rprod, 0);
+			   conn->fin_rcvd ? EXS_RESUME_FIN : 0, conn->rprod,
+			   conn->peer_chan);
 	return exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
 				 EXS_TX_CTRL);
 }
