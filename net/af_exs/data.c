@@ -24,6 +24,29 @@
 
 typedef bool (*exs_wait_fn)(struct exs_sock *exs, u32 arg);
 
+/* Hybrid polling, as the block layer's: a wait that took long before
+ * first sleeps for half of what such waits took (woken early if its data
+ * comes), then spins.  A spinning guest CPU holds the host core that the
+ * emulated link and rxe's own work need; a device that answers in
+ * microseconds gets a spin only.
+ */
+#define EXS_POLL_SLEEP_MIN_US	20
+
+static void exs_busy_sleep(struct exs_sock *exs, exs_wait_fn done, u32 arg,
+			   u64 ns)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *nsk = exs->native->sk;
+	ktime_t t = ns_to_ktime(ns);
+
+	add_wait_queue(sk_sleep(nsk), &wait);
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (!done(exs, arg))
+		schedule_hrtimeout(&t, HRTIMER_MODE_REL);
+	__set_current_state(TASK_RUNNING);
+	remove_wait_queue(sk_sleep(nsk), &wait);
+}
+
 /* EXS_BUSY_POLL: spin (socket lock dropped, so the other direction's
  * calls go on) on the cursors the completion handlers move, for up to
  * busy_poll_us, before paying for a sleep and a wakeup.  rxe and real
@@ -32,13 +55,18 @@ typedef bool (*exs_wait_fn)(struct exs_sock *exs, u32 arg);
 static bool exs_busy_wait(struct exs_sock *exs, exs_wait_fn done, u32 arg)
 {
 	u32 us = READ_ONCE(exs->busy_poll_us);
+	u32 half = READ_ONCE(exs->poll_mean_us) / 2;
 	bool hit = false;
-	u64 end;
+	u64 start, end;
 
 	if (!us)
 		return false;
-	end = local_clock() + (u64)us * NSEC_PER_USEC;
+	start = local_clock();
+	end = start + (u64)us * NSEC_PER_USEC;
 	release_sock(&exs->sk);
+	if (half >= EXS_POLL_SLEEP_MIN_US)
+		exs_busy_sleep(exs, done, arg,
+			       (u64)min(half, us) * NSEC_PER_USEC);
 	do {
 		if (done(exs, arg)) {
 			hit = true;
@@ -58,8 +86,15 @@ static bool exs_busy_wait(struct exs_sock *exs, exs_wait_fn done, u32 arg)
 			cpu_relax();
 	} while (!signal_pending(current) && local_clock() < end);
 	lock_sock(&exs->sk);
-	if (hit)
+	if (hit) {
+		u32 took = div_u64(local_clock() - start, NSEC_PER_USEC);
+		u32 mean = exs->poll_mean_us;
+
+		/* under the socket lock, the one writer */
+		WRITE_ONCE(exs->poll_mean_us,
+			   mean ? mean - mean / 4 + took / 4 : took);
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_BUSYPOLLHIT);
+	}
 	return hit;
 }
 

@@ -43,6 +43,7 @@ struct exs_sock {
 	int		daddr_len;
 	struct work_struct connect_work; /* finish an RDMA attempt (connect.c) */
 	u32		busy_poll_us;	/* EXS_BUSY_POLL */
+	u32		poll_mean_us;	/* what a busy wait took (data.c) */
 	u32		ring_size;	/* EXS_RING_SIZE, 0: SO_RCVBUF/sysctl */
 	u32		inline_max;	/* EXS_INLINE */
 	struct list_head node;		/* exs_net.socks (diag.c) */
