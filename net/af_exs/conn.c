@@ -537,13 +537,17 @@ static void exs_qp_event(struct ib_event *ev, void *context)
  */
 void exs_conn_qp_failed(struct exs_conn *conn, int err)
 {
-	/* a rider's is its carrier's QP, which resumes for all on it */
-	if (conn->carrier && exs_conn_resume(conn, err))
+	bool over = exs_conn_stream_over(conn);
+
+	/* a rider's QP is its carrier's, which resumes for all on it
+	 * whatever the rider's own stream
+	 */
+	if ((!over || conn->carrier) && exs_conn_resume(conn, err))
 		return;
-	if (exs_conn_stream_over(conn)) {
+	if (over) {
 		exs_share_link_failed(conn, err);
 		exs_conn_queue_hw(conn);
-	} else if (!exs_conn_resume(conn, err)) {
+	} else {
 		__exs_link_abort(conn, err, false);
 	}
 }

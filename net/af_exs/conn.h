@@ -21,9 +21,11 @@
  * before conn->lock, as rdma_cm's handlers do, and waits for the old
  * cm_id's handlers with no lock held.  The watch work (keepalive.c)
  * takes conn->lock only; the teardown cancels it without.  A rider
- * (share.c) posts under its own lock, then its carrier's (nested); a
- * carrier's completion handler hands a rider's message on with no lock
- * held; a carrier's share_mutex comes before either lock.
+ * (share.c) posts under its own lock, then its carrier's (nested), and
+ * so hands its QP's failure to its carrier; a carrier's completion
+ * handler hands a rider's message on with no lock held, and its resume
+ * reaches its riders from work items, never under its own lock; a
+ * carrier's share_mutex comes before either lock.
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H

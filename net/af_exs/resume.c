@@ -70,6 +70,19 @@ static void exs_resume_queue(struct exs_conn *conn)
 		refcount_dec(&conn->ref);	/* queued: never the last */
 }
 
+/* @conn's stream can carry on over a new QP: established and handed out, not
+ * over both ways, not parked or parking, no teardown under way.  What a
+ * connection's resume asks, and a rider's on its carrier's new QP.
+ */
+static bool exs_resume_stream_ok(const struct exs_conn *conn)
+{
+	return conn->state == EXS_CONN_ESTABLISHED && conn->announced &&
+	       conn->peer_ready && conn->park == EXS_PARK_NONE &&
+	       !conn->resume_off && !conn->torn_down && !conn->qp_closing &&
+	       !conn->last_sent && !conn->last_rcvd &&
+	       !exs_conn_stream_over(conn);
+}
+
 /* Move @conn to a new QP instead of ending it with @err, if it can go on:
  * established and handed out, its stream not over both ways, not parked
  * or parking, no teardown and no other resume under way, its device
@@ -86,11 +99,7 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	/* a QP kept only for riders has no stream of its own to resume */
 	if (!READ_ONCE(exs_resume_enabled) || conn->link_only ||
 	    (conn->resume && conn->resume != EXS_RESUME_SYNC) ||
-	    conn->resume_off || conn->torn_down || conn->qp_closing ||
-	    conn->state != EXS_CONN_ESTABLISHED || !conn->announced ||
-	    !conn->peer_ready || conn->park != EXS_PARK_NONE ||
-	    conn->last_sent || conn->last_rcvd ||
-	    exs_conn_stream_over(conn) || !conn->id ||
+	    !exs_resume_stream_ok(conn) || !conn->id ||
 	    !conn->dev || READ_ONCE(conn->dev->dying))
 		return false;
 	/* from here nothing is written (exs_conn_tx_push()) until both
@@ -123,19 +132,6 @@ int exs_resume_qp(struct exs_conn *conn)
 	return exs_conn_make_qp(conn);
 }
 
-/* A rider may carry on over the new QP: what exs_conn_resume() asks of a
- * connection, bar what the carrier's resume itself set.  Called under
- * rider->lock.
- */
-static bool exs_resume_rider_ok(const struct exs_conn *rider)
-{
-	return rider->state == EXS_CONN_ESTABLISHED && rider->announced &&
-	       rider->peer_ready && rider->park == EXS_PARK_NONE &&
-	       !rider->torn_down && !rider->qp_closing && !rider->resume_off &&
-	       !rider->last_sent && !rider->last_rcvd &&
-	       !exs_conn_stream_over(rider);
-}
-
 /* The carrier's failed QP is drained: its riders' requests all completed,
  * flushed or not.  A rider whose stream goes on waits for the new QP
  * (the carrier's exs_resume_up() queues its RESUME), by the same
@@ -145,22 +141,21 @@ static bool exs_resume_rider_ok(const struct exs_conn *rider)
  */
 static void exs_resume_hold_riders(struct exs_conn *carrier)
 {
+	int chan, err = READ_ONCE(carrier->resume_err);
 	struct exs_conn *rider;
-	int chan, err;
 
 	if (!carrier->riders)
 		return;
 	for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
 		spin_lock_bh(&carrier->lock);
 		rider = exs_share_rider(carrier, chan);
-		err = carrier->resume_err;
 		spin_unlock_bh(&carrier->lock);
 		if (!rider)
 			continue;
 		spin_lock_bh(&rider->lock);
 		rider->sq_tail = rider->sq_head;
 		rider->sq_signaled = rider->sq_head;
-		if (exs_resume_rider_ok(rider)) {
+		if (exs_resume_stream_ok(rider)) {
 			rider->resume = EXS_RESUME_CONNECT;
 			rider->resume_err = err;
 			rider->peer_resumed = false;
@@ -248,8 +243,7 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 		/* both FINs were through: an orderly end after all, but
 		 * the riders have no QP left
 		 */
-		if (conn->nriders && !conn->link_err)
-			WRITE_ONCE(conn->link_err, conn->resume_err);
+		exs_share_link_failed(conn, conn->resume_err);
 		exs_conn_queue_hw(conn);
 	}
 	spin_unlock_bh(&conn->lock);

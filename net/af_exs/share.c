@@ -69,7 +69,7 @@ static bool exs_share_can_carry(const struct exs_conn *conn)
 {
 	return conn->share && !conn->carrier && !conn->passive &&
 	       conn->state == EXS_CONN_ESTABLISHED && conn->announced &&
-	       !conn->link_only && !conn->resume && exs_share_room(conn);
+	       !conn->link_only && exs_share_room(conn);
 }
 
 static void exs_share_find_one(struct exs_conn *conn, void *data)

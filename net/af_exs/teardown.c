@@ -76,8 +76,8 @@ void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 		if (conn->resume)
 			EXS_INC_STATS(conn->net, EXS_MIB_RESUMEFAILS);
 		/* a carrier's failed resume leaves its riders no QP */
-		if (conn->resume && conn->nriders && !conn->link_err)
-			WRITE_ONCE(conn->link_err, err);
+		if (conn->resume && !conn->carrier)
+			exs_share_link_failed(conn, err);
 
 		exs_conn_close_err(conn, err);
 		/* whoever waits for it to come up learns it never will */
