@@ -5,9 +5,10 @@
 # over RDMA, the client's, the server's, then both hosts' connections are
 # made to fail (/sys/kernel/debug/af_exs/fail_qp: as if the device had
 # reported the QP failed) several times, then those of four connections
-# sharing one QP; then the client's link refuses its RDMA packets for a
-# moment (6.12's rxe ends the QP), one connection's and then four
-# sharing connections'.  Every byte must
+# sharing one QP, and that QP again once its first connection ended (it
+# moves for the other three only); then the client's link refuses its
+# RDMA packets for a moment (6.12's rxe ends the QP), one connection's
+# and then four sharing connections'.  Every byte must
 # arrive intact, over RDMA all along (SO_DOMAIN, the device's packet
 # counters, TCP quiet), each resume counted (RdmaResumes) and none
 # failed; a failure once both FINs are through ends the connection in
@@ -72,21 +73,34 @@ flowing() {
 # ab) says which hosts make their connection resume, $times times each.
 # With conns > 1, that many connections (ports PORT on) move data, the
 # first one's QP carrying the others: $bytes each way the first, half
-# that the others, so that it outlives them (a QP kept only for riders
-# does not resume).
+# that the others, so that it outlives them.  With first_ends, the
+# others move $bytes, the first a sixteenth of that once they joined its
+# QP (its server accepts it 10 s late), and ends (its end of the QP
+# parks) before the failures, which the QP then has for its riders only.
 conns=1
+first_ends=0
+xfer_bytes() {
+	if [ $first_ends = 1 ]; then
+		echo $(($1 ? bytes : bytes / 16))
+	else
+		echo $(($1 ? bytes / 2 : bytes))
+	fi
+}
 xfer() {
 	local name=$1 port=$2 who=$3 v6=${4:-} pid i segs pkts made bad=0
 	local addr=$([ -n "$v6" ] && echo $peer6 || echo $peer4)
-	local stat="$EXS_TMP/resume.stat" n pids
+	local stat="$EXS_TMP/resume.stat" n pids live late
 	exs_stat_save "$stat"
 	segs=$(exs_tcp_segs)
 	pkts=$(exs_rdma_pkts)
 	if [ "$host" = b ]; then
 		for ((i = 0; i < conns; i++)); do
-			n=$((i ? bytes / 2 : bytes))
+			n=$(xfer_bytes $i)
+			late=()
+			[ $first_ends = 1 ] && [ $i = 0 ] && late=(-d 10)
 			exs_bg exs_connect -l $v6 -x -p $((port + i)) -e exs \
-				-n $n -t "$secs" >/dev/null 2> "$EXS_TMP/xfer.err.$i"
+				-n $n -t "$secs" "${late[@]}" >/dev/null \
+				2> "$EXS_TMP/xfer.err.$i"
 			exs_wait_listen $((port + i)) 10
 		done
 		ready "$name"
@@ -96,7 +110,7 @@ xfer() {
 			{ exs_fail "$name" "server never ready"; return; }
 		local rdma=$(exs_stat ConnectRdma) joined=$(exs_stat ConnectShared)
 		for ((i = 0; i < conns; i++)); do
-			n=$((i ? bytes / 2 : bytes))
+			n=$(xfer_bytes $i)
 			exs_bg exs_connect $v6 -x -a $addr -p $((port + i)) \
 				-e exs -n $n -t "$secs" >/dev/null \
 				2> "$EXS_TMP/xfer.err.$i"
@@ -109,11 +123,19 @@ xfer() {
 		touch "$share/flowing.$port"
 	fi
 	pids=("${EXS_PIDS[@]: -conns}")
+	live=("${pids[@]}")
+	if [[ $who == *$host* ]] && [ $first_ends = 1 ]; then
+		# the first's socket closed, and its end of the QP parked
+		exs_wait_until 120 eval '! kill -0 ${pids[0]} 2>/dev/null &&
+			[ $(exs_stat_delta "$stat" Parked) -ge 1 ]' ||
+			echo "#   the first connection never parked"
+		live=("${pids[@]:1}")
+	fi
 	if [[ $who == *$host* ]]; then
 		# up to $times failures, while every transfer lasts
 		for ((i = 0; i < times; i++)); do
 			flowing
-			for pid in "${pids[@]}"; do
+			for pid in "${live[@]}"; do
 				kill -0 "$pid" 2>/dev/null || break 2
 			done
 			$fail
@@ -144,6 +166,13 @@ xfer() {
 			"[ $made -ge $([ "$who" = ab ] && echo 0 || echo 1) ] &&
 			 [ $(exs_stat_delta "$stat" RdmaResumes) -ge $made ]"
 	fi
+	if [ $first_ends = 1 ]; then
+		# at both ends, the QP moved with no stream of its own
+		made=$(exs_stat_delta "$stat" TestQpFailures)
+		[[ $who == *$host* ]] || made=1
+		exs_assert "$name: $host: the QP moved for its riders only ($made times)" \
+			"[ $(exs_stat_delta "$stat" RdmaLinkResumes) -ge $made ]"
+	fi
 	exs_assert "$name: $host: no resume failed, no connection aborted" \
 		"[ $(exs_stat_delta "$stat" RdmaResumeFails) = 0 ] &&
 		 [ $(exs_stat_delta "$stat" RdmaAborts) = 0 ]"
@@ -171,12 +200,13 @@ refuse_sends() {
 	exs_wait_until 10 eval '[ "$(exs_stat RdmaResumes)" != "$done" ]'
 }
 
-# share_on / share_off: the client's connections share a QP for a case;
-# an ack timeout of their own keeps them off the QPs of the cases around
+# share_on [ACK] / share_off: the client's connections share a QP for a
+# case; an ack timeout of their own (18) keeps them off the QPs of the
+# cases around, parked ones too
 share_on() {
 	[ "$host" = a ] || return 0
 	share0=$(sysctl -n net.exs.ack_timeout)
-	sysctl -qw net.exs.share_qp=1 net.exs.ack_timeout=18
+	sysctl -qw net.exs.share_qp=1 net.exs.ack_timeout="${1:-18}"
 }
 share_off() {
 	[ "$host" = a ] || return 0
@@ -217,6 +247,19 @@ if want "$name"; then
 	conns=1
 	share_off
 	sync_case 26030
+fi
+# The first connection ends (its QP parks at both ends), then the QP
+# fails under the three others: it moves for them, LINK in its RESUME
+name="the first of four sharing connections ends, then the QP fails"
+if want "$name"; then
+	share_on 17
+	conns=4
+	first_ends=1
+	xfer "$name, $MiB MiB each way" 26050 a
+	first_ends=0
+	conns=1
+	share_off
+	sync_case 26050
 fi
 # over IPv6: the acceptor finds the connection by an IPv6 four-tuple
 name="the client's QP fails, over IPv6"

@@ -85,7 +85,10 @@ static int exs_reject(struct rdma_cm_id *id, struct net *net,
 static bool exs_request_fits(const struct exs_listener *lsn,
 			     const struct exs_wire_peer *peer)
 {
-	if (peer->dport != lsn->port)
+	/* a resume names its connection's own port, whichever listener
+	 * it reaches (exs_share_resume_port())
+	 */
+	if (peer->dport != lsn->port && !peer->resume)
 		return false;
 	if (lsn->family == AF_INET)
 		return peer->family == AF_INET;

@@ -398,6 +398,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id);
 void exs_conn_queue_hw(struct exs_conn *conn);
 void exs_conn_hw_work(struct work_struct *work);
 void exs_conn_report_err(struct exs_conn *conn);
+void exs_conn_close_err(struct exs_conn *conn, int err);
 void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay);
 void exs_conn_disarm_timeout(struct exs_conn *conn);
 void exs_conn_timeout_work(struct work_struct *work);
@@ -436,6 +437,7 @@ void exs_conn_finished(struct exs_conn *conn);
 bool exs_park_expire(struct exs_conn *conn);
 bool exs_park_end(struct exs_conn *conn);
 void exs_park_unlink(struct exs_conn *conn);
+void exs_park_leave(struct exs_conn *conn);
 struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			       int family, u32 rsize, u8 ack_cfg, bool share);
 void exs_park_return(struct exs_conn *conn);
@@ -482,6 +484,7 @@ void exs_share_leave(struct exs_conn *rider);
 void exs_share_quiet(struct exs_conn *rider);
 bool exs_share_retake(struct exs_conn *rider);
 bool exs_share_resume(struct exs_conn *rider, int err);
+__be16 exs_share_resume_port(struct exs_conn *carrier);
 int exs_share_rx_stray(struct exs_conn *carrier, bool msg, u8 type,
 		       u32 cursor);
 void exs_share_drop_riders(struct exs_conn *carrier);

@@ -265,6 +265,7 @@ int exs_connect_resume(struct exs_conn *conn)
 {
 	struct sockaddr_storage node;
 	struct rdma_cm_id *id;
+	__be16 port;
 
 	id = rdma_create_id(conn->net, exs_connect_handler, conn,
 			    RDMA_PS_TCP, IB_QPT_RC);
@@ -276,9 +277,12 @@ int exs_connect_resume(struct exs_conn *conn)
 	conn->self.resume = true;
 	spin_unlock_bh(&conn->lock);
 	/* the node, and the listener's port (a parked QP's connection
-	 * may go to another port than its first)
+	 * may go to another port than its first); a QP that moves for its
+	 * riders only, a rider's
 	 */
-	exs_addr_from_v6(&conn->node, conn->self.dport, &node);
+	port = conn->link_only ? exs_share_resume_port(conn) :
+				 conn->self.dport;
+	exs_addr_from_v6(&conn->node, port, &node);
 	return exs_connect_resolve(id, conn->self.sport,
 				   (struct sockaddr *)&node,
 				   exs_connect_timeout_ms(conn->net));

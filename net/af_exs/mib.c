@@ -47,6 +47,7 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_QPFAILTESTS]	= "TestQpFailures",
 	[EXS_MIB_CONNECTSHARED]	= "ConnectShared",
 	[EXS_MIB_ACCEPTSHARED]	= "AcceptShared",
+	[EXS_MIB_LINKRESUMES]	= "RdmaLinkResumes",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_RDMA - 1]	= "FallbackNoRdma",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_DEVICE - 1]	= "FallbackNoDevice",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_PEER_REJECT - 1]	= "FallbackPeerReject",

@@ -29,7 +29,11 @@
  * the QP, the riders' requests are taken as completed with its drain,
  * and once the new QP is up each rider says RESUME on its channel and
  * writes again from what its peer holds, as the carrier does.  A parked
- * rider stays parked; one whose stream was ending ends.
+ * rider stays parked; one whose stream was ending ends.  A carrier whose
+ * own stream is gone (it ended, or is over both ways, or its QP was
+ * parked) moves the QP for its riders only: its RESUME says LINK and
+ * names no stream, its end stays gone, and the peer's end of that
+ * stream, if it still had one, ends as its lost ABORT would have said.
  *
  * A resume that is refused, or not done within its deadline, ends the
  * connection with the error its failure would have given (and with a
@@ -83,25 +87,64 @@ static bool exs_resume_stream_ok(const struct exs_conn *conn)
 	       !exs_conn_stream_over(conn);
 }
 
+/* @conn, a carrier, may move its QP for its riders only: some use it,
+ * and its own stream is gone (ended, over both ways, or parked), not
+ * being torn down.  Called under conn->lock.
+ */
+static bool exs_resume_link_ok(const struct exs_conn *conn)
+{
+	if (!conn->nriders || conn->link_err || conn->park == EXS_PARK_GONE)
+		return false;
+	return conn->link_only || conn->park == EXS_PARK_IDLE ||
+	       (conn->state == EXS_CONN_ESTABLISHED &&
+		exs_conn_stream_over(conn));
+}
+
+/* @conn's QP moves for its riders only: its own stream stays gone, in
+ * order if it was over, else with @err (the peer's LINK told us that its
+ * end is gone, and its ABORT was lost with the QP).  It carries no new
+ * connection from here, and goes with its last rider.  Called under
+ * conn->lock.
+ */
+static void exs_resume_link_only(struct exs_conn *conn, int err)
+{
+	conn->link_only = true;
+	if (conn->park == EXS_PARK_IDLE)
+		exs_park_leave(conn);
+	else if (conn->state == EXS_CONN_ESTABLISHED &&
+		 !exs_conn_stream_over(conn))
+		exs_conn_close_err(conn, err);
+	conn->state = EXS_CONN_CLOSED;
+	exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLHUP | EPOLLRDHUP |
+			    (conn->err ? EPOLLERR : 0));
+}
+
 /* Move @conn to a new QP instead of ending it with @err, if it can go on:
  * established and handed out, its stream not over both ways, not parked
  * or parking, no teardown and no other resume under way, its device
- * there.  A resume whose new QP failed before the RESUMEs crossed starts
- * over (the same trouble on the link may well end two QPs in a row).
- * True when the resume began.  Called under conn->lock.
+ * there; or, a carrier whose stream is gone, for its riders.  A resume
+ * whose new QP failed before the RESUMEs crossed starts over (the same
+ * trouble on the link may well end two QPs in a row).  True when the
+ * resume began.  Called under conn->lock.
  */
 bool exs_conn_resume(struct exs_conn *conn, int err)
 {
+	bool link;
+
 	lockdep_assert_held(&conn->lock);
 	/* a rider's QP is its carrier's, which resumes for both */
 	if (conn->carrier)
 		return exs_share_resume(conn, err);
-	/* a QP kept only for riders has no stream of its own to resume */
-	if (!READ_ONCE(exs_resume_enabled) || conn->link_only ||
+	if (!READ_ONCE(exs_resume_enabled) ||
 	    (conn->resume && conn->resume != EXS_RESUME_SYNC) ||
-	    !exs_resume_stream_ok(conn) || !conn->id ||
-	    !conn->dev || READ_ONCE(conn->dev->dying))
+	    conn->resume_off || conn->torn_down || conn->qp_closing ||
+	    !conn->id || !conn->dev || READ_ONCE(conn->dev->dying))
 		return false;
+	link = conn->link_only || !exs_resume_stream_ok(conn);
+	if (link && !exs_resume_link_ok(conn))
+		return false;
+	if (link)
+		exs_resume_link_only(conn, err);
 	/* from here nothing is written (exs_conn_tx_push()) until both
 	 * ends said RESUME; what the failed QP still delivers is read
 	 */
@@ -234,15 +277,20 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	/* every request completed, flushed or not */
 	conn->sq_tail = conn->sq_head;
 	conn->sq_signaled = conn->sq_head;
-	go_on = conn->state == EXS_CONN_ESTABLISHED &&
+	/* both FINs were through: our stream ends in order after all,
+	 * and the QP moves on for the riders, if any
+	 */
+	if (!conn->link_only && conn->state == EXS_CONN_ESTABLISHED &&
+	    exs_conn_stream_over(conn) && exs_resume_link_ok(conn))
+		exs_resume_link_only(conn, conn->resume_err);
+	go_on = conn->link_only ? exs_resume_link_ok(conn) :
+		conn->state == EXS_CONN_ESTABLISHED &&
 		!exs_conn_stream_over(conn);
 	if (go_on) {
 		conn->resume = conn->passive ? EXS_RESUME_WAIT :
 					       EXS_RESUME_CONNECT;
-	} else if (conn->state == EXS_CONN_ESTABLISHED) {
-		/* both FINs were through: an orderly end after all, but
-		 * the riders have no QP left
-		 */
+	} else if (conn->state == EXS_CONN_ESTABLISHED || conn->link_only) {
+		/* over both ways, and no rider left to move for */
 		exs_share_link_failed(conn, conn->resume_err);
 		exs_conn_queue_hw(conn);
 	}
@@ -377,16 +425,28 @@ static int exs_resume_finish(struct exs_conn *conn)
 	u32 cursor = conn->peer_resume_cursor;
 	bool peer_fin = conn->peer_resume_flags & EXS_RESUME_FIN;
 
-	if (!exs_resume_cursor_ok(conn->tcredit, cursor, conn->tposted,
+	if (!conn->link_only &&
+	    !exs_resume_cursor_ok(conn->tcredit, cursor, conn->tposted,
 				  conn->fin_sent, peer_fin))
 		return -EPROTO;
+	conn->resume = EXS_RESUME_NONE;
+	conn->peer_resumed = false;
+	conn->self.resume = false;
+	if (conn->link_only) {
+		/* no stream: the riders say their own RESUMEs; the last of
+		 * them may have left meanwhile (an acceptor's leaves at its
+		 * LAST, its connector's end a little later)
+		 */
+		exs_conn_disarm_timeout(conn);
+		EXS_INC_STATS(conn->net, EXS_MIB_LINKRESUMES);
+		if (!conn->nriders)
+			exs_conn_queue_hw(conn);
+		return 0;
+	}
 	conn->tposted = cursor;
 	conn->tdone = cursor;
 	conn->fin_sent = peer_fin;
 	conn->fin_acked = peer_fin;
-	conn->resume = EXS_RESUME_NONE;
-	conn->peer_resumed = false;
-	conn->self.resume = false;
 	if (conn->orphan)
 		exs_conn_arm_timeout(conn, 60 * HZ);
 	else
@@ -426,8 +486,15 @@ int exs_resume_up(struct exs_conn *conn)
 int exs_resume_rx(struct exs_conn *conn, u32 cursor, u8 flags)
 {
 	if ((conn->resume != EXS_RESUME_CONNECT &&
-	     conn->resume != EXS_RESUME_SYNC) || conn->peer_resumed)
+	     conn->resume != EXS_RESUME_SYNC) || conn->peer_resumed ||
+	    ((flags & EXS_RESUME_LINK) && conn->carrier))
 		return -EPROTO;
+	/* the peer's end of our stream is gone: the QP goes on for the
+	 * riders only, ours ends too (the RESUME we said, or will, named
+	 * our stream: the peer, its own gone, takes no cursor from it)
+	 */
+	if ((flags & EXS_RESUME_LINK) && !conn->link_only)
+		exs_resume_link_only(conn, -ECONNRESET);
 	conn->peer_resumed = true;
 	conn->peer_resume_cursor = cursor;
 	conn->peer_resume_flags = flags;
@@ -464,8 +531,9 @@ void exs_resume_stop(struct exs_conn *conn)
 /* Tests: a write to /sys/kernel/debug/af_exs/fail_qp is, for connections
  * of the writer's namespace that are up and in use, the device's report
  * that their QP failed (IB_EVENT_QP_FATAL).  1: those whose stream is
- * still open one way or the other (a failure resumes them); 2: also those
- * whose stream is over both ways, which then end in order.
+ * still open one way or the other, and carriers whose own is gone but
+ * whose riders use the QP (a failure resumes them); 2: also those whose
+ * stream is over both ways, which then end in order.
  */
 static struct dentry *exs_debugfs_dir;
 
@@ -479,11 +547,11 @@ static void exs_fail_qp_one(struct exs_conn *conn, void *arg)
 	const struct exs_fail_qp *fq = arg;
 
 	spin_lock(&conn->lock);
-	if (net_eq(conn->net, fq->net) &&
-	    conn->state == EXS_CONN_ESTABLISHED &&
-	    conn->announced && conn->park == EXS_PARK_NONE &&
-	    !conn->resume && !conn->qp_closing &&
-	    (fq->over_too || !exs_conn_stream_over(conn))) {
+	if (net_eq(conn->net, fq->net) && !conn->resume && !conn->qp_closing &&
+	    ((conn->state == EXS_CONN_ESTABLISHED && conn->announced &&
+	      conn->park == EXS_PARK_NONE &&
+	      (fq->over_too || !exs_conn_stream_over(conn))) ||
+	     exs_resume_link_ok(conn))) {
 		EXS_INC_STATS(conn->net, EXS_MIB_QPFAILTESTS);
 		exs_conn_qp_failed(conn, -ECONNRESET);
 	}

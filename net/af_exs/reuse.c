@@ -197,15 +197,34 @@ bool exs_park_end(struct exs_conn *conn)
 	return parked;
 }
 
-/* The teardown takes it out of the pool, if it is there. */
-void exs_park_unlink(struct exs_conn *conn)
+/* Out of the pool, if it is there.  Called under exs_parked_lock. */
+static void __exs_park_unlink(struct exs_conn *conn)
 {
-	spin_lock_bh(&exs_parked_lock);
 	if (!list_empty(&conn->park_node)) {
 		list_del_init(&conn->park_node);
 		exs_parked_count--;
 	}
+}
+
+/* The teardown takes it out of the pool, if it is there. */
+void exs_park_unlink(struct exs_conn *conn)
+{
+	spin_lock_bh(&exs_parked_lock);
+	__exs_park_unlink(conn);
 	spin_unlock_bh(&exs_parked_lock);
+}
+
+/* A parked carrier's QP failed under its riders: it moves for them only
+ * (resume.c), and never parks again.  Called under conn->lock, which may
+ * be held with interrupts off.
+ */
+void exs_park_leave(struct exs_conn *conn)
+{
+	lockdep_assert_held(&conn->lock);
+	spin_lock(&exs_parked_lock);
+	__exs_park_unlink(conn);
+	spin_unlock(&exs_parked_lock);
+	conn->park = EXS_PARK_NONE;
 }
 
 /* A connector's parked connection to @node, for a socket of @family with
@@ -231,8 +250,7 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			    (conn->carrier ? !share : conn->share != share) ||
 			    !ipv6_addr_equal(&conn->node, node))
 				continue;
-			list_del_init(&conn->park_node);
-			exs_parked_count--;
+			__exs_park_unlink(conn);
 			found = conn;
 			break;
 		}

@@ -319,9 +319,11 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 						 type, cursor);
 	} else if (!err && conn->state == EXS_CONN_CLOSED) {
 		/* our stream's late bytes and messages are dropped; the QP
-		 * takes JOINs while it carries riders
+		 * takes JOINs while it carries riders, and RESUMEs as it
+		 * moves for them (resume.c)
 		 */
-		if (wc->opcode == IB_WC_RECV && type == EXS_MSG_JOIN)
+		if (wc->opcode == IB_WC_RECV &&
+		    (type == EXS_MSG_JOIN || type == EXS_MSG_RESUME))
 			err = exs_rx_msg(conn, &msg, type, cursor);
 	} else if (!err && wc->opcode == IB_WC_RECV) {
 		err = exs_rx_msg(conn, &msg, type, cursor);

@@ -22,8 +22,7 @@
  * A carrier's own connection may end first; its QP then stays for its
  * riders and goes with the last of them.  A QP that fails resumes
  * (resume.c) for every connection on it, as the carrier's connection
- * moves it; one kept only for riders does not, and its failure ends
- * them all.
+ * moves it, or, its own stream gone, its end of the QP.
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
@@ -375,6 +374,29 @@ bool exs_share_resume(struct exs_conn *rider, int err)
 	     exs_conn_resume(carrier, err);
 	spin_unlock(&carrier->lock);
 	return ok;
+}
+
+/* Where @carrier, its own stream gone, sends its resume's REQ: to a
+ * rider's listener, more likely still there than its first connection's
+ * (the acceptor finds the QP by its four-tuple, whichever listener the
+ * REQ reaches).  Process context.
+ */
+__be16 exs_share_resume_port(struct exs_conn *carrier)
+{
+	__be16 port = carrier->self.dport;
+	struct exs_conn *rider;
+	int chan;
+
+	spin_lock_bh(&carrier->lock);
+	for (chan = 1; carrier->riders && chan < EXS_CHAN_MAX; chan++) {
+		rider = carrier->riders[chan];
+		if (rider && !rider->counted_out) {
+			port = rider->self.dport;
+			break;
+		}
+	}
+	spin_unlock_bh(&carrier->lock);
+	return port;
 }
 
 /* Set @rider up in @carrier's PD: ring, send buffer (@peer: the other

@@ -48,7 +48,7 @@ void exs_conn_report_err(struct exs_conn *conn)
  * ends this way, however it was noticed, is counted and traced as an
  * abort.  Called under conn->lock.
  */
-static void exs_conn_close_err(struct exs_conn *conn, int err)
+void exs_conn_close_err(struct exs_conn *conn, int err)
 {
 	if (conn->state == EXS_CONN_ESTABLISHED) {
 		EXS_INC_STATS(conn->net, EXS_MIB_ABORTS);
@@ -85,6 +85,13 @@ void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 			conn->on_connect(conn);
 		exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
 				    EPOLLRDHUP);
+	} else if (conn->resume && conn->link_only &&
+		   conn->park != EXS_PARK_GONE) {
+		/* a QP that moved for its riders only could not: once, as
+		 * the teardown is queued below
+		 */
+		EXS_INC_STATS(conn->net, EXS_MIB_RESUMEFAILS);
+		exs_share_link_failed(conn, err);
 	}
 	/* a carrier's QP outlives its own stream while riders use it */
 	if (conn->link_err || !exs_share_busy(conn))
@@ -400,7 +407,8 @@ void exs_conn_timeout_work(struct work_struct *work)
 		/* parked, or done and waiting for the peer's LAST, too long:
 		 * an orderly end
 		 */
-	} else if (conn->resume && conn->state == EXS_CONN_ESTABLISHED) {
+	} else if (conn->resume && (conn->state == EXS_CONN_ESTABLISHED ||
+				    conn->link_only)) {
 		/* the new QP never came up: the failure stands */
 		__exs_conn_abort(conn, conn->resume_err, false);
 	} else if (conn->state == EXS_CONN_CONNECTING && conn->passive) {

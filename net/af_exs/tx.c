@@ -190,10 +190,17 @@ int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 
 /* The first message on a resumed connection's new QP (resume.c), a
  * rider's on its channel: what we hold of the peer's bytes, and whether
- * its FIN.  Called under conn->lock.
+ * its FIN; LINK alone from a carrier whose own stream is gone (its QP,
+ * and the PD, stay for the riders).  Called under conn->lock.
  */
 int exs_conn_send_resume(struct exs_conn *conn)
 {
+	if (conn->link_only) {
+		exs_wire_build_msg(&conn->tx_msg, EXS_MSG_RESUME,
+				   EXS_RESUME_LINK, 0, 0);
+		return __exs_conn_send_buf(conn, &conn->tx_msg,
+					   sizeof(conn->tx_msg), EXS_TX_CTRL);
+	}
 	exs_wire_build_msg(&conn->tx_msg, EXS_MSG_RESUME,
 			   conn->fin_rcvd ? EXS_RESUME_FIN : 0, conn->rprod,
 			   conn->peer_chan);

@@ -126,7 +126,8 @@ int exs_wire_parse_msg(const void *data, unsigned int len,
 	ch = be16_to_cpu(msg->chan);
 	if (msg->type < EXS_MSG_READY || msg->type >= __EXS_MSG_MAX ||
 	    ch >= EXS_CHAN_MAX ||
-	    (msg->flags & ~(msg->type == EXS_MSG_RESUME ? EXS_RESUME_FIN : 0)))
+	    (msg->flags & ~(msg->type == EXS_MSG_RESUME ?
+			    EXS_RESUME_FIN | EXS_RESUME_LINK : 0)))
 		return -EPROTO;
 	open = msg->type == EXS_MSG_OPEN || msg->type == EXS_MSG_JOIN ||
 	       msg->type == EXS_MSG_JOINED;
@@ -145,6 +146,12 @@ int exs_wire_parse_msg(const void *data, unsigned int len,
 		return ch || !*cursor || *cursor >= EXS_CHAN_MAX ? -EPROTO : 0;
 	case EXS_MSG_JOINED:
 		return !ch || !*cursor || *cursor >= EXS_CHAN_MAX ? -EPROTO : 0;
+	case EXS_MSG_RESUME:
+		/* a QP's, for its riders: no stream, so nothing else */
+		if (!(msg->flags & EXS_RESUME_LINK))
+			return 0;
+		return ch || *cursor || msg->flags != EXS_RESUME_LINK ?
+		       -EPROTO : 0;
 	default:
 		return 0;
 	}

@@ -87,7 +87,8 @@ enum exs_wire_msg_type {
 				 */
 	EXS_MSG_RESUME,		/* on a resumed connection's new QP, first:
 				 * cursor: my producer cursor of your bytes
-				 * (what I hold); flags: EXS_RESUME_FIN
+				 * (what I hold); flags: EXS_RESUME_FIN, or
+				 * EXS_RESUME_LINK alone, with cursor 0
 				 */
 	EXS_MSG_JOIN,		/* to channel 0, from a connector: a new
 				 * connection on this QP, beside the others,
@@ -102,6 +103,10 @@ enum exs_wire_msg_type {
 
 /* RESUME's flags */
 #define EXS_RESUME_FIN		0x01	/* and your FIN */
+#define EXS_RESUME_LINK		0x02	/* my end of this QP's first stream is
+					 * gone: the QP resumes for its riders
+					 * only (resume.c)
+					 */
 
 struct exs_wire_msg {
 	u8	type;

@@ -189,7 +189,8 @@ static void exs_wire_test_msg(struct kunit *test)
 }
 
 /* Resuming: a REQ's flag comes back out of the parser and only when set;
- * a RESUME takes its one flag, and nothing else does.
+ * a RESUME takes its flags, and nothing else does: FIN, or LINK alone on
+ * channel 0 with no cursor (a QP that resumes for its riders only).
  */
 static void exs_wire_test_resume(struct kunit *test)
 {
@@ -219,11 +220,28 @@ static void exs_wire_test_resume(struct kunit *test)
 	msg.flags = EXS_RESUME_FIN;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
 						 &cursor, &chan), 0);
-	msg.flags = EXS_RESUME_FIN << 1;
+	msg.flags = EXS_RESUME_LINK << 1;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor, &chan), -EPROTO);
+	/* LINK: no stream, so no cursor, no FIN, and the QP's own channel */
+	msg.flags = EXS_RESUME_LINK;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor, &chan), -EPROTO);
+	msg.cursor = 0;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor, &chan), 0);
+	msg.flags = EXS_RESUME_LINK | EXS_RESUME_FIN;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor, &chan), -EPROTO);
+	msg.flags = EXS_RESUME_LINK;
+	msg.chan = cpu_to_be16(3);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
+						 &cursor, &chan), -EPROTO);
+	msg.chan = 0;
+	msg.type = EXS_MSG_CREDIT;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
 						 &cursor, &chan), -EPROTO);
 	msg.flags = EXS_RESUME_FIN;
-	msg.type = EXS_MSG_CREDIT;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(&msg, sizeof(msg), &type,
 						 &cursor, &chan), -EPROTO);
 
