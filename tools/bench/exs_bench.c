@@ -23,12 +23,19 @@
  * over N servers, on ports PORT to PORT + N - 1 (client i on PORT + i % N):
  * rdma-core 44's rsockets loses a connection's CM events once a process
  * serves more than three at a time (make bench runs a server for each).
+ * -A FAMILY [-M LABEL] measures pp or stream on two connections at once,
+ * one of -f's family and one of -A's, taking turns every 100 ms (pp) or
+ * 500 ms (stream) for -t seconds each, and prints a line for each: a pair
+ * measured side by side, which the emulated machine's drift (percents
+ * from one second to the next) hits alike, as it does not two runs one
+ * after the other.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <glob.h>
 #include <netdb.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -37,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,7 +69,7 @@ struct hello {
 };
 
 static struct {
-	const char *family, *addr, *workload, *label;
+	const char *family, *addr, *workload, *label, *family2, *label2;
 	unsigned int port, size, clients, busy_poll_us, servers;
 	double seconds;
 	bool server;
@@ -166,18 +174,18 @@ static uint64_t link_pkts(void)
 	return sum;
 }
 
-static int open_socket(int *domain)
+static int open_socket(const char *family, int *domain)
 {
 	int fd;
 
-	if (!strcmp(cfg.family, "exs")) {
+	if (!strcmp(family, "exs")) {
 		*domain = exs_family();
 		if (*domain < 0) {
 			fprintf(stderr, "exs_bench: af_exs is not loaded\n");
 			exit(4);
 		}
 		fd = socket(*domain, SOCK_STREAM, EXSPROTO_EXS);
-	} else if (!strcmp(cfg.family, "smc")) {
+	} else if (!strcmp(family, "smc")) {
 		*domain = AF_SMC;
 		fd = socket(AF_SMC, SOCK_STREAM, SMCPROTO_SMC);
 	} else {
@@ -268,7 +276,7 @@ static void __attribute__((noreturn)) run_server(void)
 	pthread_attr_t attr;
 	pthread_t t;
 
-	lfd = open_socket(&domain);
+	lfd = open_socket(cfg.family, &domain);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	sin.sin_port = htons(cfg.port);
 	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) ||
@@ -292,15 +300,16 @@ static void __attribute__((noreturn)) run_server(void)
 
 static struct sockaddr_in peer;	/* run_client() asks for AF_INET */
 
-/* connect to the server @server ports above -p's */
-static int dial(enum mode mode, unsigned int size, unsigned int server)
+/* connect a socket of @family to the server @server ports above -p's */
+static int dial_family(const char *family, enum mode mode, unsigned int size,
+		       unsigned int server)
 {
 	struct hello h = { HELLO_MAGIC, mode, size, cfg.busy_poll_us };
 	struct sockaddr_in to = peer;
 	int fd, one = 1, domain;
 
 	to.sin_port = htons(ntohs(to.sin_port) + server);
-	fd = open_socket(&domain);
+	fd = open_socket(family, &domain);
 	if (connect(fd, (struct sockaddr *)&to, sizeof(to)))
 		die("connect");
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -308,6 +317,11 @@ static int dial(enum mode mode, unsigned int size, unsigned int server)
 	if (full_io(fd, &h, sizeof(h), true))
 		die("hello");
 	return fd;
+}
+
+static int dial(enum mode mode, unsigned int size, unsigned int server)
+{
+	return dial_family(cfg.family, mode, size, server);
 }
 
 /* What carried a connection: AF_EXS says, and after a fallback the socket
@@ -347,79 +361,227 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Both hosts' CPU time and switches, and this host's packets, while a
+ * figure was measured: the control connection's own exchange stays out
+ * of the packet counts (taken after it at the start, before it at the end).
+ */
+struct tally {
+	uint64_t busy, ctxt, srv_busy, srv_ctxt, pkts, link;
+};
+
+struct snap {
+	struct host_usage cpu, srv;
+	uint64_t pkts, link;
+};
+
+static void snap_begin(int ctl, struct snap *s)
+{
+	s->srv = server_usage(ctl);
+	s->cpu = host_usage();
+	s->pkts = rdma_pkts();
+	s->link = link_pkts();
+}
+
+static void snap_end(int ctl, struct snap *s)
+{
+	s->pkts = rdma_pkts();
+	s->link = link_pkts();
+	s->cpu = host_usage();
+	s->srv = server_usage(ctl);
+}
+
+static void tally_add(struct tally *t, const struct snap *a,
+		      const struct snap *b)
+{
+	t->busy += b->cpu.busy - a->cpu.busy;
+	t->ctxt += b->cpu.ctxt - a->cpu.ctxt;
+	t->srv_busy += b->srv.busy - a->srv.busy;
+	t->srv_ctxt += b->srv.ctxt - a->srv.ctxt;
+	t->pkts += b->pkts - a->pkts;
+	t->link += b->link - a->link;
+}
+
 struct result {
 	uint64_t iters, bytes;
 	double elapsed, lat_us, lat_p99_us;
 	const char *carrier;
+	struct tally use;
 };
+
+/* One ping-pong connection: its round trips, which may come in turns. */
+struct pp {
+	int fd;
+	char *buf;
+	double *rtt;
+	uint64_t n;
+	double elapsed;
+};
+
+static void pp_open(struct pp *p, const char *family, struct result *r)
+{
+	int i;
+
+	p->fd = dial_family(family, MODE_ECHO, cfg.size, 0);
+	p->rtt = calloc(MAX_SAMPLES, sizeof(*p->rtt));
+	p->buf = calloc(1, cfg.size);
+	if (!p->rtt || !p->buf)
+		die("calloc");
+	for (i = 0; i < 10; i++)	/* warm up: rings, credits, caches */
+		if (full_io(p->fd, p->buf, cfg.size, true) ||
+		    full_io(p->fd, p->buf, cfg.size, false))
+			die("ping-pong");
+	r->carrier = carrier(p->fd);
+}
+
+/* round trips until @end */
+static void pp_run(struct pp *p, double end)
+{
+	double t0 = now(), t;
+
+	do {
+		t = now();
+		if (full_io(p->fd, p->buf, cfg.size, true) ||
+		    full_io(p->fd, p->buf, cfg.size, false))
+			die("ping-pong");
+		if (p->n < MAX_SAMPLES)
+			p->rtt[p->n] = now() - t;
+		p->n++;
+	} while (now() < end);
+	p->elapsed += now() - t0;
+}
+
+static void pp_close(struct pp *p, struct result *r)
+{
+	uint64_t n = p->n < MAX_SAMPLES ? p->n : MAX_SAMPLES;
+
+	r->elapsed = p->elapsed;
+	r->iters = p->n;
+	r->bytes = 2 * p->n * cfg.size;
+	qsort(p->rtt, n, sizeof(*p->rtt), cmp_double);
+	r->lat_us = p->rtt[n / 2] / 2 * 1e6;
+	r->lat_p99_us = p->rtt[n * 99 / 100] / 2 * 1e6;
+	close(p->fd);
+	free(p->rtt);
+	free(p->buf);
+}
 
 static void ping_pong(struct result *r)
 {
-	double *rtt = calloc(MAX_SAMPLES, sizeof(*rtt));
-	char *buf = calloc(1, cfg.size);
-	double t0, t, end;
-	int fd = dial(MODE_ECHO, cfg.size, 0), i;
-	uint64_t n = 0;
+	struct pp p = { 0 };
 
-	if (!rtt || !buf)
+	pp_open(&p, cfg.family, r);
+	pp_run(&p, now() + cfg.seconds);
+	pp_close(&p, r);
+}
+
+/* One streaming connection: its writes, which may come in turns. */
+struct sink {
+	int fd;
+	char *buf;
+	uint64_t n;
+	double elapsed;
+};
+
+static void sink_open(struct sink *k, const char *family, struct result *r)
+{
+	k->fd = dial_family(family, MODE_SINK, cfg.size, 0);
+	k->buf = calloc(1, cfg.size);
+	if (!k->buf)
 		die("calloc");
-	for (i = 0; i < 10; i++)	/* warm up: rings, credits, caches */
-		if (full_io(fd, buf, cfg.size, true) ||
-		    full_io(fd, buf, cfg.size, false))
-			die("ping-pong");
-	r->carrier = carrier(fd);
-	t0 = now();
-	end = t0 + cfg.seconds;
+	r->carrier = carrier(k->fd);
+}
+
+/* writes until @end; with @drain, until what they queued is acked too
+ * (SIOCOUTQ; a socket that does not say is not waited for), so that no
+ * turn's bytes cross into the other connection's
+ */
+static void sink_run(struct sink *k, double end, bool drain)
+{
+	double t0 = now();
+	int queued;
+
 	do {
-		t = now();
-		if (full_io(fd, buf, cfg.size, true) ||
-		    full_io(fd, buf, cfg.size, false))
-			die("ping-pong");
-		if (n < MAX_SAMPLES)
-			rtt[n] = now() - t;
-		n++;
+		if (full_io(k->fd, k->buf, cfg.size, true))
+			die("send");
+		k->n++;
 	} while (now() < end);
-	r->elapsed = now() - t0;
-	r->iters = n;
-	r->bytes = 2 * n * cfg.size;
-	if (n > MAX_SAMPLES)
-		n = MAX_SAMPLES;
-	qsort(rtt, n, sizeof(*rtt), cmp_double);
-	r->lat_us = rtt[n / 2] / 2 * 1e6;
-	r->lat_p99_us = rtt[n * 99 / 100] / 2 * 1e6;
-	close(fd);
-	free(rtt);
-	free(buf);
+	while (drain && !ioctl(k->fd, SIOCOUTQ, &queued) && queued > 0)
+		usleep(200);
+	k->elapsed += now() - t0;
+}
+
+/* what the server received, and the time it took: the last turn's
+ * writes still in flight count in it
+ */
+static void sink_close(struct sink *k, struct result *r)
+{
+	double t0 = now();
+	uint64_t got = 0;
+
+	shutdown(k->fd, SHUT_WR);
+	if (full_io(k->fd, &got, sizeof(got), false))
+		die("the server's count of streamed bytes");
+	r->elapsed = k->elapsed + now() - t0;
+	if (got != k->n * cfg.size)
+		fprintf(stderr, "exs_bench: sent %llu bytes, server got %llu\n",
+			(unsigned long long)(k->n * cfg.size),
+			(unsigned long long)got);
+	r->iters = k->n;
+	r->bytes = got;
+	close(k->fd);
+	free(k->buf);
 }
 
 static void stream(struct result *r)
 {
-	char *buf = calloc(1, cfg.size);
-	int fd = dial(MODE_SINK, cfg.size, 0);
-	uint64_t got = 0, n = 0;
-	double t0, end;
+	struct sink k = { 0 };
 
-	if (!buf)
-		die("calloc");
-	r->carrier = carrier(fd);
-	t0 = now();
-	end = t0 + cfg.seconds;
-	do {
-		if (full_io(fd, buf, cfg.size, true))
-			die("send");
-		n++;
-	} while (now() < end);
-	shutdown(fd, SHUT_WR);
-	if (full_io(fd, &got, sizeof(got), false))
-		die("the server's count of streamed bytes");
-	r->elapsed = now() - t0;
-	if (got != n * cfg.size)
-		fprintf(stderr, "exs_bench: sent %llu bytes, server got %llu\n",
-			(unsigned long long)(n * cfg.size), (unsigned long long)got);
-	r->iters = n;
-	r->bytes = got;
-	close(fd);
-	free(buf);
+	sink_open(&k, cfg.family, r);
+	sink_run(&k, now() + cfg.seconds, false);
+	sink_close(&k, r);
+}
+
+/* -A: the workload on a connection of each family, in turns; each turn's
+ * CPU time, switches and packets are its connection's
+ */
+static void alternate(int ctl, struct result r[2])
+{
+	bool pp = !strcmp(cfg.workload, "pp");
+	double turn = pp ? 0.1 : 0.5, done = 0;
+	const char *fam[2] = { cfg.family, cfg.family2 };
+	struct sink k[2] = { 0 };
+	struct pp p[2] = { 0 };
+	struct snap a, b;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (pp)
+			pp_open(&p[i], fam[i], &r[i]);
+		else
+			sink_open(&k[i], fam[i], &r[i]);
+	}
+	while (done < cfg.seconds) {
+		for (i = 0; i < 2; i++) {
+			snap_begin(ctl, &a);
+			if (pp)
+				pp_run(&p[i], now() + turn);
+			else
+				sink_run(&k[i], now() + turn, true);
+			snap_end(ctl, &b);
+			tally_add(&r[i].use, &a, &b);
+		}
+		done += turn;
+	}
+	for (i = 0; i < 2; i++) {
+		if (pp) {
+			pp_close(&p[i], &r[i]);
+			continue;
+		}
+		snap_begin(ctl, &a);
+		sink_close(&k[i], &r[i]);
+		snap_end(ctl, &b);
+		tally_add(&r[i].use, &a, &b);
+	}
 }
 
 static void conn_rate(struct result *r)
@@ -498,14 +660,41 @@ static void request_response(struct result *r)
 	free(c);
 }
 
+static void print_result(const struct result *r, const char *label,
+			 const char *family)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	printf("{\"transport\": \"%s\", \"family\": \"%s\", ", label,
+	       family);
+	printf("\"workload\": \"%s\", \"size\": %u, \"clients\": %u, ",
+	       cfg.workload, cfg.size, cfg.clients);
+	printf("\"busy_poll_us\": %u, \"seconds\": %.3f, ", cfg.busy_poll_us,
+	       r->elapsed);
+	printf("\"iters\": %llu, \"bytes\": %llu, ",
+	       (unsigned long long)r->iters, (unsigned long long)r->bytes);
+	printf("\"lat_us\": %.2f, \"lat_p99_us\": %.2f, ", r->lat_us,
+	       r->lat_p99_us);
+	printf("\"mbit_s\": %.3f, \"per_s\": %.2f, ",
+	       r->bytes * 8 / r->elapsed / 1e6, r->iters / r->elapsed);
+	printf("\"cpu_client_s\": %.2f, \"cpu_server_s\": %.2f, ",
+	       (double)r->use.busy / hz, (double)r->use.srv_busy / hz);
+	printf("\"ctxt_client\": %llu, \"ctxt_server\": %llu, ",
+	       (unsigned long long)r->use.ctxt,
+	       (unsigned long long)r->use.srv_ctxt);
+	printf("\"rdma_pkts\": %llu, \"link_pkts\": %llu, ",
+	       (unsigned long long)r->use.pkts,
+	       (unsigned long long)r->use.link);
+	printf("\"carrier\": \"%s\"}\n", r->carrier);
+}
+
 static int run_client(void)
 {
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	struct host_usage cpu0, cpu1, srv0, srv1;
-	uint64_t pkts0, pkts1, link0, link1;
-	struct result r = { .carrier = "unknown" };
+	struct result r[2] = { { .carrier = "unknown" },
+			       { .carrier = "unknown" } };
 	struct addrinfo *ai;
-	long hz = sysconf(_SC_CLK_TCK);
+	struct snap a, b;
 	int ctl;
 
 	if (getaddrinfo(cfg.addr, NULL, &hints, &ai))
@@ -515,46 +704,28 @@ static int run_client(void)
 	peer.sin_port = htons(cfg.port);
 
 	ctl = dial(MODE_CPU, 1, 0);
-	srv0 = server_usage(ctl);
-	cpu0 = host_usage();
-	pkts0 = rdma_pkts();
-	link0 = link_pkts();
+	if (cfg.family2) {
+		alternate(ctl, r);
+		close(ctl);
+		print_result(&r[0], cfg.label ? cfg.label : cfg.family,
+			     cfg.family);
+		print_result(&r[1], cfg.label2 ? cfg.label2 : cfg.family2,
+			     cfg.family2);
+		return 0;
+	}
+	snap_begin(ctl, &a);
 	if (!strcmp(cfg.workload, "pp"))
-		ping_pong(&r);
+		ping_pong(&r[0]);
 	else if (!strcmp(cfg.workload, "stream"))
-		stream(&r);
+		stream(&r[0]);
 	else if (!strcmp(cfg.workload, "conn"))
-		conn_rate(&r);
+		conn_rate(&r[0]);
 	else
-		request_response(&r);
-	pkts1 = rdma_pkts();
-	link1 = link_pkts();
-	cpu1 = host_usage();
-	srv1 = server_usage(ctl);
+		request_response(&r[0]);
+	snap_end(ctl, &b);
+	tally_add(&r[0].use, &a, &b);
 	close(ctl);
-
-	printf("{\"transport\": \"%s\", \"family\": \"%s\", ",
-	       cfg.label ? cfg.label : cfg.family, cfg.family);
-	printf("\"workload\": \"%s\", \"size\": %u, \"clients\": %u, ",
-	       cfg.workload, cfg.size, cfg.clients);
-	printf("\"busy_poll_us\": %u, \"seconds\": %.3f, ", cfg.busy_poll_us,
-	       r.elapsed);
-	printf("\"iters\": %llu, \"bytes\": %llu, ",
-	       (unsigned long long)r.iters, (unsigned long long)r.bytes);
-	printf("\"lat_us\": %.2f, \"lat_p99_us\": %.2f, ", r.lat_us,
-	       r.lat_p99_us);
-	printf("\"mbit_s\": %.3f, \"per_s\": %.2f, ",
-	       r.bytes * 8 / r.elapsed / 1e6, r.iters / r.elapsed);
-	printf("\"cpu_client_s\": %.2f, \"cpu_server_s\": %.2f, ",
-	       (double)(cpu1.busy - cpu0.busy) / hz,
-	       (double)(srv1.busy - srv0.busy) / hz);
-	printf("\"ctxt_client\": %llu, \"ctxt_server\": %llu, ",
-	       (unsigned long long)(cpu1.ctxt - cpu0.ctxt),
-	       (unsigned long long)(srv1.ctxt - srv0.ctxt));
-	printf("\"rdma_pkts\": %llu, \"link_pkts\": %llu, ",
-	       (unsigned long long)(pkts1 - pkts0),
-	       (unsigned long long)(link1 - link0));
-	printf("\"carrier\": \"%s\"}\n", r.carrier);
+	print_result(&r[0], cfg.label ? cfg.label : cfg.family, cfg.family);
 	return 0;
 }
 
@@ -562,7 +733,13 @@ static const char help[] =
 	"exs_bench -s [-f tcp|exs|smc] [-p PORT]\n"
 	"exs_bench -c ADDR [-f tcp|exs|smc] [-p PORT] [-w pp|stream|conn|rr]\n"
 	"          [-z SIZE] [-n CLIENTS] [-t SECONDS] [-b BUSY_US] [-L LABEL]\n"
-	"          [-S SERVERS]\n";
+	"          [-S SERVERS] [-A tcp|exs|smc [-M LABEL]]\n";
+
+static bool known_family(const char *family)
+{
+	return !strcmp(family, "tcp") || !strcmp(family, "exs") ||
+	       !strcmp(family, "smc");
+}
 
 static void __attribute__((noreturn)) bad_args(void)
 {
@@ -576,7 +753,7 @@ int main(int argc, char **argv)
 	char *end;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "sc:f:p:w:z:n:t:b:L:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "sc:f:p:w:z:n:t:b:L:S:A:M:")) != -1) {
 		switch (opt) {
 		case 's':
 			cfg.server = true;
@@ -614,12 +791,18 @@ int main(int argc, char **argv)
 		case 'S':
 			cfg.servers = strtoul(optarg, NULL, 0);
 			break;
+		case 'A':
+			cfg.family2 = optarg;
+			break;
+		case 'M':
+			cfg.label2 = optarg;
+			break;
 		default:
 			bad_args();
 		}
 	}
-	if (strcmp(cfg.family, "tcp") && strcmp(cfg.family, "exs") &&
-	    strcmp(cfg.family, "smc"))
+	if (!known_family(cfg.family) ||
+	    (cfg.family2 && !known_family(cfg.family2)))
 		bad_args();
 	if (!cfg.size || cfg.size > MAX_SIZE || !cfg.clients ||
 	    cfg.clients > MAX_CLIENTS || cfg.seconds <= 0 || !cfg.servers ||
@@ -632,6 +815,10 @@ int main(int argc, char **argv)
 	if (!cfg.addr || (strcmp(cfg.workload, "pp") &&
 			  strcmp(cfg.workload, "stream") &&
 			  strcmp(cfg.workload, "conn") && strcmp(cfg.workload, "rr")))
+		bad_args();
+	/* turns of pp or stream only */
+	if (cfg.family2 && strcmp(cfg.workload, "pp") &&
+	    strcmp(cfg.workload, "stream"))
 		bad_args();
 	return run_client();
 }

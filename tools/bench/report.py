@@ -173,9 +173,10 @@ class Table:
 
     def paired(self, num, den):
         """The median over repetitions of each repetition's ratio: a
-        pair measured side by side (bench-guest.sh's tcp, fallback,
-        fallback, tcp) shares the drift of its repetition, which the
-        medians of the two transports' own figures do not cancel."""
+        pair measured side by side (bench-guest.sh's pair: TCP and the
+        fallback taking turns in one run) shares the drift of its
+        repetition, which the medians of the two transports' own figures
+        do not cancel."""
         per_rep = {}
         for f in self.figures:
             k = (f["transport"], f["workload"], f["size"],
