@@ -76,6 +76,8 @@ no_sockets "$name"
 # --- 2. churn ----------------------------------------------------------------
 name="churn: 4 clients, $rounds rounds each"
 snap ConnectRdma AcceptRdma RdmaAborts
+nfail=$EXS_NFAIL
+exs_stat_save "$EXS_TMP/churn.stat"
 pair_xfer "$name" 24002 "-x -c 4 -r $rounds -e exs -n 4096 -t 900" \
 	"-x -a $peer4 -c 4 -r $rounds -e exs -n 4096 -t 900"
 if [ "$host" = a ]; then
@@ -89,6 +91,7 @@ no_sockets "$name"
 # each side closed after the last byte: orderly ends, never aborts, even
 # when one side's teardown runs before the other's FIN arrives
 counted "$name" RdmaAborts 0
+exs_explain_failures "$EXS_TMP/churn.stat" "$nfail"
 
 # --- 3. a full backlog ---------------------------------------------------------
 # Backlog 2, accepts held off 10 s, 8 clients sending at once.  TCP itself

@@ -480,6 +480,7 @@ int exs_share_rx_joined(struct exs_conn *rider,
 			const struct exs_wire_peer *peer, u8 chan);
 struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan);
 bool exs_share_busy(struct exs_conn *conn);
+bool exs_share_riders_live(const struct exs_conn *carrier);
 void exs_share_leave(struct exs_conn *rider);
 void exs_share_quiet(struct exs_conn *rider);
 bool exs_share_retake(struct exs_conn *rider);

@@ -139,6 +139,31 @@ struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan)
 	return rider;
 }
 
+/* Some rider of @carrier still moves bytes: the peer's FIN has not come
+ * (nor, orphaned, the ack of its own).  A peer that let the QP go on
+ * purpose counts no such rider (an acceptor's rider quiets only once its
+ * LAST is out, after both FINs), so a QP lost under one failed.  The
+ * riders' flags are read without their locks: one that takes a new
+ * stream just then may be missed, and ends with the QP, as every rider
+ * did before a shared QP could resume.  Called under carrier->lock.
+ */
+bool exs_share_riders_live(const struct exs_conn *carrier)
+{
+	const struct exs_conn *rider;
+	int chan;
+
+	lockdep_assert_held(&carrier->lock);
+	for (chan = 1; carrier->riders && chan < EXS_CHAN_MAX; chan++) {
+		rider = carrier->riders[chan];
+		if (!rider || rider->counted_out)
+			continue;
+		/* the rider's lock is not ours to take: a hint (above) */
+		if (!data_race(exs_conn_ends_in_order(rider)))
+			return true;
+	}
+	return false;
+}
+
 /* A carrier whose own connection ended keeps its QP while riders use it. */
 bool exs_share_busy(struct exs_conn *conn)
 {
