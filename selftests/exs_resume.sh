@@ -74,14 +74,17 @@ flowing() {
 # With conns > 1, that many connections (ports PORT on) move data, the
 # first one's QP carrying the others: $bytes each way the first, half
 # that the others, so that it outlives them.  With first_ends, the
-# others move $bytes, the first a sixteenth of that once they joined its
-# QP (its server accepts it 10 s late), and ends (its end of the QP
-# parks) before the failures, which the QP then has for its riders only.
+# first moves a 64th of $bytes and the others $bytes, each server
+# accepting late: the first's 10 s, so that the others join its QP
+# first; theirs 20 s, so that the first has ended (its end of the QP
+# parked) before theirs move (a QP shared is not shared fairly: riders
+# once moved their 64 MiB before the first its 4).  The failures come
+# then, and the QP has them for its riders only.
 conns=1
 first_ends=0
 xfer_bytes() {
 	if [ $first_ends = 1 ]; then
-		echo $(($1 ? bytes : bytes / 16))
+		echo $(($1 ? bytes : bytes / 64))
 	else
 		echo $(($1 ? bytes / 2 : bytes))
 	fi
@@ -97,7 +100,7 @@ xfer() {
 		for ((i = 0; i < conns; i++)); do
 			n=$(xfer_bytes $i)
 			late=()
-			[ $first_ends = 1 ] && [ $i = 0 ] && late=(-d 10)
+			[ $first_ends = 1 ] && late=(-d $((i ? 20 : 10)))
 			exs_bg exs_connect -l $v6 -x -p $((port + i)) -e exs \
 				-n $n -t "$secs" "${late[@]}" >/dev/null \
 				2> "$EXS_TMP/xfer.err.$i"
@@ -136,7 +139,9 @@ xfer() {
 		for ((i = 0; i < times; i++)); do
 			flowing
 			for pid in "${live[@]}"; do
-				kill -0 "$pid" 2>/dev/null || break 2
+				kill -0 "$pid" 2>/dev/null && continue
+				echo "#   a transfer ended before failure $((i + 1))"
+				break 2
 			done
 			$fail
 		done
