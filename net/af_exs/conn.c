@@ -64,7 +64,7 @@ void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
 			 * the connection and its listener are never freed
 			 */
 			__exs_conn_abort(conn, -ECONNRESET, false);
-		else if ((conn->fin_rcvd && !exs_share_riders_live(conn)) ||
+		else if ((conn->fin_rcvd && !conn->nriders) ||
 			 !exs_conn_resume(conn, -ECONNRESET))
 			/* flush the CQs first: the teardown then tells EOF
 			 * (the peer's FIN came) from a reset, and a finishing
@@ -543,7 +543,7 @@ void exs_conn_qp_failed(struct exs_conn *conn, int err)
 	/* a rider's QP is its carrier's, which resumes for all on it
 	 * whatever the rider's own stream, and whatever the carrier's
 	 */
-	if ((!over || conn->carrier || exs_share_riders_live(conn)) &&
+	if ((!over || conn->carrier || conn->nriders) &&
 	    exs_conn_resume(conn, err))
 		return;
 	if (over) {

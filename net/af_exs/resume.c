@@ -87,13 +87,15 @@ static bool exs_resume_stream_ok(const struct exs_conn *conn)
 	       !exs_conn_stream_over(conn);
 }
 
-/* @conn, a carrier, may move its QP for its riders only: some use it,
- * and its own stream is gone (ended, over both ways, or parked), not
- * being torn down.  Called under conn->lock.
+/* @conn, a carrier, may move its QP for its riders only: some still move
+ * bytes on it (exs_share_riders_live(): those only finishing end in order
+ * with the QP), and its own stream is gone (ended, over both ways, or
+ * parked), not being torn down.  Called under conn->lock.
  */
 static bool exs_resume_link_ok(const struct exs_conn *conn)
 {
-	if (!conn->nriders || conn->link_err || conn->park == EXS_PARK_GONE)
+	if (conn->link_err || conn->park == EXS_PARK_GONE ||
+	    !exs_share_riders_live(conn))
 		return false;
 	return conn->link_only || conn->park == EXS_PARK_IDLE ||
 	       (conn->state == EXS_CONN_ESTABLISHED &&
