@@ -314,7 +314,11 @@ bool exs_park_evict_port(struct net *net, __be16 port)
 }
 
 /* A connector's OPEN was refused: the QP parks again, as its acceptor's
- * end stayed.  Takes the socket's reference.
+ * end stayed.  The refused connection moved nothing, so the QP is as it
+ * was parked, both streams over: when its time runs out, or the pool
+ * is full, it ends in order, not as an abort, and says nothing to the
+ * peer's parked end (which takes only an OPEN).  Takes the socket's
+ * reference.
  */
 void exs_park_return(struct exs_conn *conn)
 {
@@ -322,12 +326,15 @@ void exs_park_return(struct exs_conn *conn)
 
 	spin_lock_bh(&conn->lock);
 	conn->refused = 0;
+	conn->fin_sent = true;
+	conn->fin_acked = true;
+	conn->fin_rcvd = true;
 	conn->last_sent = true;
 	conn->last_rcvd = true;
 	parked = conn->state == EXS_CONN_ESTABLISHED && exs_park(conn);
 	spin_unlock_bh(&conn->lock);
 	if (!parked)
-		exs_conn_orphan(conn, true);
+		exs_conn_orphan(conn, false);
 }
 
 /* An OPEN on a parked acceptor's end, @peer its fields: to the listener
