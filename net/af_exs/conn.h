@@ -41,10 +41,16 @@
 
 #define EXS_SQ_DEPTH		64	/* send work requests in flight */
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
-/* A QP that carries other connections (share.c): how many besides its
- * first, and the receives it keeps posted for all of them.
+/* A QP that carries other connections (share.c): the send slots it may
+ * take, how many connections it carries besides its first, and the
+ * receives it keeps posted for all of them.  Devices round a queue up
+ * to a power of two, rxe after adding a slot of its own, so the
+ * connections' EXS_SQ_DEPTH each and ib_drain_qp()'s marker stay
+ * within it: 31 connections, where 32 would take 4,096 slots (2 MB of
+ * rxe's memory a QP).
  */
-#define EXS_SHARE_RIDERS	31
+#define EXS_SHARE_SQ_SLOTS	2048
+#define EXS_SHARE_RIDERS	((EXS_SHARE_SQ_SLOTS - 2) / EXS_SQ_DEPTH - 1)
 #define EXS_SHARE_RQ_DEPTH	256
 #define EXS_PROBE_INTERVAL	HZ	/* a full peer ring is probed */
 /* A request unacknowledged this long (without TCP_USER_TIMEOUT) means the
