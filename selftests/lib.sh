@@ -13,6 +13,27 @@ EXS_TMP=$(mktemp -d /tmp/exs-test.XXXXXX)
 EXS_PIDS=()
 EXS_SYSCTLS=()
 
+# Every net.exs value as the suite found it: a suite may set them with a
+# plain sysctl, and the suites after it in the same boot must not inherit
+# that (exs_load's 16 KiB rings once hung exs_stream's linger case)
+declare -A EXS_SYSCTL_BASE=()
+exs_sysctl_snapshot() {
+	local f
+	for f in /proc/sys/net/exs/*; do
+		[ -w "$f" ] && EXS_SYSCTL_BASE[$f]=$(< "$f")
+	done 2>/dev/null
+}
+exs_sysctl_snapshot
+
+# only what changed is written: a write may have side effects
+exs_sysctl_reset() {
+	local f
+	for f in "${!EXS_SYSCTL_BASE[@]}"; do
+		[ "$(cat "$f" 2>/dev/null)" = "${EXS_SYSCTL_BASE[$f]}" ] ||
+			echo "${EXS_SYSCTL_BASE[$f]}" > "$f"
+	done 2>/dev/null
+}
+
 exs_cleanup() {
 	local p
 	for p in "${EXS_PIDS[@]}"; do
@@ -20,6 +41,7 @@ exs_cleanup() {
 	done
 	wait 2>/dev/null
 	exs_sysctl_restore
+	exs_sysctl_reset
 	rm -rf "$EXS_TMP"
 }
 trap exs_cleanup EXIT
