@@ -55,9 +55,11 @@
 #define WIRE_REFUSE	8
 #define WIRE_RESUME	9
 #define WIRE_JOIN	10
+#define WIRE_BATCH	12
 #define WIRE_IMM_CHAN_SHIFT	24
-#define WIRE_REQ_RESUME	1	/* a REQ's flag */
-#define WIRE_VERSION	3
+#define WIRE_REQ_RESUME	1	/* a REQ's flags */
+#define WIRE_REQ_SHARE	2
+#define WIRE_VERSION	4
 
 /* the wire structures of net/af_exs/wire.h, big endian: written again
  * here on purpose, so that a change of the kernel's layout breaks this test
@@ -87,6 +89,11 @@ struct wire_msg {
 struct wire_open {
 	struct wire_msg hdr;
 	struct wire_req req;
+} __attribute__((packed));
+
+struct wire_rec {
+	uint8_t chan, flags;
+	uint16_t len;
 } __attribute__((packed));
 
 static struct {
@@ -182,6 +189,33 @@ static void send_msg_to(uint8_t type, uint16_t chan, uint32_t cursor,
 static void send_msg(uint8_t type, uint32_t cursor, size_t len)
 {
 	send_msg_to(type, 0, cursor, len);
+}
+
+/* A BATCH whose header says @count records, of @nrec records of 4 bytes,
+ * for the channels in @chans.
+ */
+static void send_batch(uint32_t count, const uint8_t *chans, int nrec)
+{
+	char *buf = ring + RING + NRECV * 64 + (nsent++ % 8) * MSGBUF;
+	struct wire_msg m = { .type = WIRE_BATCH, .cursor = htobe32(count) };
+	size_t len = sizeof(m);
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	memcpy(buf, &m, sizeof(m));
+	for (int i = 0; i < nrec; i++) {
+		struct wire_rec r = { .chan = chans[i], .len = htons(4) };
+
+		memcpy(buf + len, &r, sizeof(r));
+		memcpy(buf + len + sizeof(r), "bat!", 4);
+		len += sizeof(r) + 4;
+	}
+	sge.length = len;
+	if (ibv_post_send(id->qp, &wr, &bad))
+		die("ibv_post_send");
 }
 
 /* An OPEN (or JOIN, naming channel @cursor) naming the connection our REQ
@@ -495,6 +529,30 @@ static void chan_msg(uint32_t rkey, uint32_t rlen)
 	send_msg_to(WIRE_CREDIT, 3, 0, 8);
 }
 
+/* BATCH (batch.c): only on a QP built to share, whole, for channels that
+ * exist, bytes as a write's are
+ */
+static void batch_unshared(uint32_t rkey, uint32_t rlen)
+{
+	send_batch(1, (uint8_t[]){ 0 }, 1);
+}
+
+static void batch_chan(uint32_t rkey, uint32_t rlen)
+{
+	send_batch(2, (uint8_t[]){ 0, 5 }, 2);
+}
+
+static void batch_count(uint32_t rkey, uint32_t rlen)
+{
+	send_batch(2, (uint8_t[]){ 0 }, 1);
+}
+
+static void batch_after_fin(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_FIN, 0, 8);
+	send_batch(1, (uint8_t[]){ 0 }, 1);
+}
+
 static void join_unshared(uint32_t rkey, uint32_t rlen)
 {
 	send_open_type(WIRE_JOIN, 0, 1, mr->rkey);
@@ -643,11 +701,13 @@ struct bad_case {
 	 * ABORT (every other case must hear one before the disconnect)
 	 */
 	bool refused;
+	bool share;		/* our REQ builds a QP to carry more */
 };
 
 #define REQ(n, f, w)	{ .name = n, .what = w, .req = f }
 #define RUN(n, f, w)	{ .name = n, .what = w, .run = f }
 #define DEV(n, f, w)	{ .name = n, .what = w, .run = f, .refused = true }
+#define SHR(n, f, w)	{ .name = n, .what = w, .run = f, .share = true }
 
 static const struct bad_case cases[] = {
 	REQ("req-version", req_version, "a REQ of a version nobody speaks"),
@@ -689,6 +749,10 @@ static const struct bad_case cases[] = {
 	RUN("chan-write", chan_write, "a write to a channel nobody has"),
 	RUN("chan-msg", chan_msg, "a CREDIT to a channel nobody has"),
 	RUN("join-unshared", join_unshared, "a JOIN on a QP not built to carry more"),
+	RUN("batch-unshared", batch_unshared, "a BATCH on a QP not built to carry more"),
+	SHR("batch-chan", batch_chan, "a BATCH with bytes for a channel nobody has"),
+	SHR("batch-count", batch_count, "a BATCH of fewer records than it says"),
+	SHR("batch-after-fin", batch_after_fin, "a BATCH after FIN"),
 	RUN("open-chan", open_chan, "an OPEN for a parked rider, on a QP not built to carry more"),
 	RUN("resume-unasked", resume_unasked, "a RESUME on a connection whose QP never failed"),
 	RUN("open-ring", open_ring, "an OPEN on a parked QP naming another ring"),
@@ -798,6 +862,8 @@ int main(int argc, char **argv)
 		post_recvs();
 
 	good_req(&req, &len);
+	if (c->share)
+		req.flags = htons(WIRE_REQ_SHARE);
 	sent_req = req;
 	if (c->req)
 		c->req(&req, &len);

@@ -180,6 +180,33 @@ share_park() {
 }
 share_park
 
+# Small messages on a shared queue pair go in batches (batch.c): while
+# one awaits its ack, the next ones of every connection on it gather in
+# the next.  Nine connections exchange small messages at once, each
+# echoed and checked (exs_share.py); at both hosts BATCH messages carried
+# them, and more writes went in them than there were batches.
+share_batch() {
+	local name="ipv4 exs, 9 connections' small messages batched on one queue pair"
+	local port=21017 n=8 rounds=$((400 / scale)) batches writes
+	local here
+	here=$(dirname "$0")
+	batches=$(exs_stat RdmaBatches) writes=$(exs_stat RdmaBatchedWrites)
+	if [ "$host" = b ]; then
+		share_serve "$name" $port $n
+	else
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=17
+		exs_run "$name" exs-run python3 "$here/exs_share.py" \
+			pingpong $peer4 $port $n $rounds
+		exs_sysctl_restore
+	fi
+	batches=$(($(exs_stat RdmaBatches) - batches))
+	writes=$(($(exs_stat RdmaBatchedWrites) - writes))
+	exs_assert "$name: $host: $writes writes in $batches batches" \
+		"[ $batches -gt 0 ] && [ $writes -gt $batches ]"
+}
+share_batch
+
 # A late READY: b's READY leaves b after a's connect_timeout_ms.  a's own
 # READY (or OPEN) reached b meanwhile, and b's listener took the
 # connection on it, so a must await b's answer rather than give up and

@@ -13,6 +13,10 @@ all at once, in threads: a reset of the queue pair's first connection
 is its own, as on TCP.  The server accepts N + 1 connections and echoes
 each up to EOF; a reset is what the first two must see.
 
+With pingpong, all N + 1 connections, once up, make ROUNDS exchanges
+of small messages at once, each echoed and checked: what the queue
+pair's batches carry (batch.c).
+
 With park, the first connection stays open while the N others come one
 after another, each moving BYTES as above and closing; the client waits
 until its end parked (exsconfig's Parked) before the next connect, which
@@ -21,6 +25,7 @@ more, for the server's end of the rider to be let go.
 
   exs_share.py listen PORT N [park]
   exs_share.py connect ADDR PORT N BYTES
+  exs_share.py pingpong ADDR PORT N ROUNDS
   exs_share.py park ADDR PORT N BYTES [GONE]
 
 Exit 0 when every byte came back as sent; 1, saying why, otherwise.
@@ -135,6 +140,48 @@ def client(addr, port, n, nbytes):
         t.join()
 
 
+def pingpong_one(s, idx, rounds):
+    """rounds small messages, each echoed and checked, then the end"""
+    try:
+        for r in range(rounds):
+            want = pattern(idx * rounds + r, 1 + (idx * 7 + r * 13) % 200)
+            s.sendall(want)
+            got = bytearray()
+            while len(got) < len(want):
+                data = s.recv(len(want) - len(got))
+                if not data:
+                    break
+                got.extend(data)
+            if bytes(got) != want:
+                failures.append(f"connection {idx}: round {r} came back "
+                                f"as {len(got)} bytes, or not as sent")
+                return
+        s.shutdown(socket.SHUT_WR)
+        if s.recv(1):
+            failures.append(f"connection {idx}: bytes after the last round")
+    except OSError as e:
+        failures.append(f"connection {idx}: {e}")
+    finally:
+        s.close()
+
+
+def pingpong(addr, port, n, rounds):
+    socks = []
+    for idx in range(n + 1):
+        s = socket.create_connection((addr, port), timeout=TIMEOUT)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.sendall(bytes([idx]))
+        if s.recv(1) != bytes([idx]):
+            sys.exit(f"exs_share: no exchange on connection {idx}")
+        socks.append(s)
+    threads = [threading.Thread(target=pingpong_one, args=(s, idx, rounds))
+               for idx, s in enumerate(socks)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def parked():
     """how many connections this host parked so far"""
     out = subprocess.run(["exsconfig", "stats"], capture_output=True,
@@ -177,15 +224,17 @@ def main():
         if args[3:] == ["park"]:
             reset_ok.clear()
         elif args[3:]:
-            sys.exit(__doc__.split("\n\n")[3])
+            sys.exit(__doc__.split("\n\n")[4])
         serve(int(args[1]), int(args[2]))
     elif len(args) == 5 and args[0] == "connect":
         client(args[1], int(args[2]), int(args[3]), int(args[4]))
+    elif len(args) == 5 and args[0] == "pingpong":
+        pingpong(args[1], int(args[2]), int(args[3]), int(args[4]))
     elif len(args) in (5, 6) and args[0] == "park":
         park(args[1], int(args[2]), int(args[3]), int(args[4]),
              float(args[5]) if len(args) == 6 else 0)
     else:
-        sys.exit(__doc__.split("\n\n")[3])
+        sys.exit(__doc__.split("\n\n")[4])
     if failures:
         sys.exit("exs_share: " + "; ".join(failures))
 

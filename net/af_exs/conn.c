@@ -119,6 +119,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 		conn->tx[i].conn = conn;
 		conn->tx[i].cqe.done = exs_tx_done;
 	}
+	conn->batch_cqe.done = exs_batch_done;
 	return conn;
 }
 
@@ -131,6 +132,7 @@ static void exs_conn_free(struct exs_conn *conn)
 	if (conn->tbuf)
 		free_pages((unsigned long)conn->tbuf, get_order(conn->tsize));
 	kfree(conn->rx_msgs);
+	kfree(conn->batch);
 	kfree(conn->rx);
 	kfree(conn->riders);
 	if (conn->carrier)
@@ -237,11 +239,18 @@ int exs_conn_create_qp(struct exs_conn *conn)
 
 	/* a QP that carries others: room for their requests and messages */
 	conn->rq_depth = conn->share ? EXS_SHARE_RQ_DEPTH : EXS_RQ_DEPTH;
-	conn->sq_room = EXS_SQ_DEPTH * (conn->share ? EXS_SHARE_RIDERS + 1 : 1);
+	conn->sq_room = conn->share ?
+			EXS_SQ_DEPTH * (EXS_SHARE_RIDERS + 1) + EXS_BATCH_INFLIGHT :
+			EXS_SQ_DEPTH;
+	/* a shared QP's receives take BATCH messages */
+	conn->rx_size = conn->share ? EXS_BATCH_MAX : sizeof(union exs_wire_rx);
 	if (conn->share) {
 		conn->riders = kcalloc(EXS_CHAN_MAX, sizeof(*conn->riders),
 				       GFP_KERNEL);
 		if (!conn->riders)
+			return -ENOMEM;
+		conn->batch = kmalloc(EXS_BATCH_MAX, GFP_KERNEL);
+		if (!conn->batch)
 			return -ENOMEM;
 	}
 	conn->rx = kcalloc(conn->rq_depth, sizeof(*conn->rx), GFP_KERNEL);
@@ -251,13 +260,11 @@ int exs_conn_create_qp(struct exs_conn *conn)
 		conn->rx[i].conn = conn;
 		conn->rx[i].cqe.done = exs_rx_done;
 	}
-	conn->rx_msgs = kcalloc(conn->rq_depth, sizeof(*conn->rx_msgs),
-				GFP_KERNEL);
+	conn->rx_msgs = kcalloc(conn->rq_depth, conn->rx_size, GFP_KERNEL);
 	if (!conn->rx_msgs)
 		return -ENOMEM;
 	conn->rx_msgs_dma = ib_dma_map_single(ibdev, conn->rx_msgs,
-					      conn->rq_depth *
-					      sizeof(*conn->rx_msgs),
+					      conn->rq_depth * conn->rx_size,
 					      DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(ibdev, conn->rx_msgs_dma)) {
 		conn->rx_msgs_dma = 0;
@@ -297,9 +304,12 @@ int exs_conn_make_qp(struct exs_conn *conn)
 	attr.cap.max_recv_wr = conn->rq_depth + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
-	/* control messages always go inline, an OPEN the longest */
-	attr.cap.max_inline_data = max_t(u32, conn->inline_max,
-					 sizeof(struct exs_wire_open));
+	/* control messages always go inline, an OPEN the longest but for
+	 * a shared QP's BATCH
+	 */
+	attr.cap.max_inline_data = max3(conn->inline_max,
+					sizeof(struct exs_wire_open),
+					conn->batch ? EXS_BATCH_MAX : 0);
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	attr.event_handler = exs_qp_event;
@@ -313,12 +323,13 @@ int exs_conn_make_qp(struct exs_conn *conn)
 	/* the device may grant less than we asked */
 	conn->inline_cap = min_t(u32, attr.cap.max_inline_data, U16_MAX);
 	conn->inline_max = min_t(u32, conn->inline_max, conn->inline_cap);
+	exs_batch_init(conn);
 
 	for (i = 0; i < conn->rq_depth; i++) {
 		struct exs_rx_slot *slot = &conn->rx[i];
 
-		slot->sge.addr = conn->rx_msgs_dma + i * sizeof(*conn->rx_msgs);
-		slot->sge.length = sizeof(*conn->rx_msgs);
+		slot->sge.addr = conn->rx_msgs_dma + i * conn->rx_size;
+		slot->sge.length = conn->rx_size;
 		slot->sge.lkey = conn->pd->local_dma_lkey;
 		err = exs_conn_post_recv(conn, slot);
 		if (err)

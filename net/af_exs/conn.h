@@ -45,12 +45,14 @@
  * take, how many connections it carries besides its first, and the
  * receives it keeps posted for all of them.  Devices round a queue up
  * to a power of two, rxe after adding a slot of its own, so the
- * connections' EXS_SQ_DEPTH each and ib_drain_qp()'s marker stay
- * within it: 31 connections, where 32 would take 4,096 slots (2 MB of
- * rxe's memory a QP).
+ * connections' EXS_SQ_DEPTH each, the QP's BATCH messages (batch.c) and
+ * ib_drain_qp()'s marker stay within it: 31 connections, where 32 would
+ * take 4,096 slots (2 MB of rxe's memory a QP).
  */
 #define EXS_SHARE_SQ_SLOTS	2048
-#define EXS_SHARE_RIDERS	((EXS_SHARE_SQ_SLOTS - 2) / EXS_SQ_DEPTH - 1)
+#define EXS_BATCH_INFLIGHT	8
+#define EXS_SHARE_RIDERS	((EXS_SHARE_SQ_SLOTS - 2 - EXS_BATCH_INFLIGHT) / \
+				 EXS_SQ_DEPTH - 1)
 #define EXS_SHARE_RQ_DEPTH	256
 #define EXS_PROBE_INTERVAL	HZ	/* a full peer ring is probed */
 /* A request unacknowledged this long (without TCP_USER_TIMEOUT) means the
@@ -299,8 +301,17 @@ struct exs_conn {
 	struct exs_rx_slot	*rx;		/* rq_depth of them */
 	u16			rq_depth;
 	u16			sq_room;	/* the QP's send requests */
-	union exs_wire_rx	*rx_msgs;	/* one per rx slot, DMA mapped */
+	u16			rx_size;	/* what a receive holds */
+	void			*rx_msgs;	/* rx_size a slot, DMA mapped */
 	u64			rx_msgs_dma;
+	/* batch.c: a shared QP's small writes, gathered in a BATCH */
+	void			*batch;		/* a carrier's, EXS_BATCH_MAX */
+	u16			batch_len;	/* ...held, not yet posted */
+	u16			batch_cap;	/* ...what one SEND takes inline */
+	u16			batch_rec;	/* ...where its last record is */
+	u8			batch_nrec;
+	u8			batch_inflight;	/* posted, not yet completed */
+	struct ib_cqe		batch_cqe;
 	/* share.c: a QP that carries more connections than its first */
 	bool			share;		/* built for it: channels */
 	bool			link_only;	/* its own stream ended, the QP
@@ -431,6 +442,12 @@ int exs_conn_send_to(struct exs_conn *conn, enum exs_wire_msg_type type,
 int exs_conn_send_resume(struct exs_conn *conn);
 void exs_conn_send_abort(struct exs_conn *conn);
 void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
+
+/* batch.c */
+void exs_batch_init(struct exs_conn *conn);
+int exs_batch_post(struct exs_conn *link);
+void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc);
+bool exs_batch_add(struct exs_conn *conn, u32 len, bool low);
 
 /* rx.c */
 void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);

@@ -43,6 +43,8 @@ enum exs_mib_field {
 	EXS_MIB_CONNECTSHARED,	/* connect() ended on another's QP (JOIN) */
 	EXS_MIB_ACCEPTSHARED,	/* a listener took a JOIN */
 	EXS_MIB_LINKRESUMES,	/* QPs moved for their riders only */
+	EXS_MIB_BATCHES,	/* BATCH messages sent */
+	EXS_MIB_BATCHEDWRITES,	/* small writes that went in one */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,

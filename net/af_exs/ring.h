@@ -10,6 +10,7 @@
 
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/af_exs.h>	/* EXS_RING_MIN, EXS_RING_MAX */
 
@@ -51,6 +52,16 @@ static inline u32 exs_ring_off(u32 size, u32 cursor)
 static inline u32 exs_ring_contig(u32 size, u32 cursor, u32 len)
 {
 	return min(len, size - exs_ring_off(size, cursor));
+}
+
+/* Copy @len bytes at @cursor out of a ring of @size bytes at @ring. */
+static inline void exs_ring_read(void *dst, const void *ring, u32 size,
+				 u32 cursor, u32 len)
+{
+	u32 n = exs_ring_contig(size, cursor, len);
+
+	memcpy(dst, ring + exs_ring_off(size, cursor), n);
+	memcpy(dst + n, ring, len - n);
 }
 
 /* A cursor may only move forward, and never past @limit: true when

@@ -53,18 +53,45 @@ static void exs_ring_sync_for_cpu(struct exs_conn *conn, u32 cursor, u32 len)
 	}
 }
 
-/* Data the peer wrote into our ring: @imm (the write's immediate, or a
- * DATA message) gives its length, which must fit the free space; the bytes
- * themselves are the peer's.  Called under conn->lock.
+/* A BATCH's record, @len bytes at @data, into the ring where the peer
+ * would have written them, and out to memory for the device, which may
+ * write around them (a no-op where caches are coherent).
  */
-static bool exs_rx_bytes(struct exs_conn *conn, u32 imm)
+static void exs_ring_fill(struct exs_conn *conn, const void *data, u32 len)
+{
+	struct ib_device *ibdev = exs_link(conn)->dev->ibdev;
+	u64 base = sg_dma_address(&conn->rsg);
+	u32 cursor = conn->rprod;
+
+	while (len) {
+		u32 n = exs_ring_contig(conn->rsize, cursor, len);
+		u32 off = exs_ring_off(conn->rsize, cursor);
+
+		memcpy(conn->rbuf + off, data, n);
+		ib_dma_sync_single_for_device(ibdev, base + off, n,
+					      DMA_BIDIRECTIONAL);
+		data += n;
+		cursor += n;
+		len -= n;
+	}
+}
+
+/* Data for our ring: @imm (the write's immediate, a DATA message, or a
+ * BATCH record's length and flags) gives its length, which must fit the
+ * free space.  The bytes themselves are the peer's, written there, or
+ * at @data, a BATCH record's.  Called under conn->lock.
+ */
+static bool exs_rx_bytes(struct exs_conn *conn, u32 imm, const void *data)
 {
 	u32 len = imm & EXS_IMM_LEN_MASK;
 
 	if (!len || conn->fin_rcvd || !conn->ready_sent ||
 	    len > exs_ring_free(conn->rsize, conn->rprod, conn->rcons))
 		return false;
-	exs_ring_sync_for_cpu(conn, conn->rprod, len);
+	if (data)
+		exs_ring_fill(conn, data, len);
+	else
+		exs_ring_sync_for_cpu(conn, conn->rprod, len);
 	conn->rprod += len;
 	EXS_ADD_STATS(conn->net, EXS_MIB_BYTESIN, len);
 	if (imm & EXS_IMM_LOW_WINDOW)
@@ -74,21 +101,30 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm)
 	return true;
 }
 
+/* What a receive holds, copied out: any message, a BATCH the longest. */
+union exs_rx_copy {
+	union exs_wire_rx	msg;
+	u8			raw[EXS_BATCH_MAX];
+};
+
 /* Take a control message out of its receive buffer, which is reposted
- * right after: @msg is a copy, its header checked.
+ * right after: @msg is a copy, its header checked (a BATCH's records too).
  */
 static int exs_rx_read(struct exs_conn *conn, const struct ib_wc *wc,
-		       struct exs_rx_slot *slot, union exs_wire_rx *msg,
+		       struct exs_rx_slot *slot, union exs_rx_copy *msg,
 		       u8 *typep, u32 *cursor, u8 *chan)
 {
 	struct ib_device *ibdev = conn->dev->ibdev;
-	union exs_wire_rx *rx = conn->rx_msgs + (slot - conn->rx);
+	void *rx = conn->rx_msgs + (slot - conn->rx) * conn->rx_size;
 	enum exs_wire_msg_type type;
 	int err;
 
+	/* the device fails a longer SEND; rx_size is at most a BATCH */
+	if (wc->byte_len > conn->rx_size)
+		return -EPROTO;
 	ib_dma_sync_single_for_cpu(ibdev, slot->sge.addr, slot->sge.length,
 				   DMA_FROM_DEVICE);
-	memcpy(msg, rx, sizeof(*msg));
+	memcpy(msg, rx, wc->byte_len);
 	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
 				      DMA_FROM_DEVICE);
 	err = exs_wire_parse_msg(msg, wc->byte_len, &type, cursor, chan);
@@ -153,7 +189,7 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 	case EXS_MSG_ABORT:
 		return cursor ? -EPROTO : -ECONNRESET;
 	case EXS_MSG_DATA:
-		return exs_rx_bytes(conn, cursor) ? 0 : -EPROTO;
+		return exs_rx_bytes(conn, cursor, NULL) ? 0 : -EPROTO;
 	case EXS_MSG_LAST:
 		/* after its FIN; it consumed what we sent, or some of it */
 		if (!conn->fin_rcvd || conn->last_rcvd ||
@@ -211,6 +247,7 @@ static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
 		[EXS_MSG_RESUME] = "RESUME",
 		[EXS_MSG_JOIN]	 = "JOIN",
 		[EXS_MSG_JOINED] = "JOINED",
+		[EXS_MSG_BATCH]	 = "BATCH",
 	};
 
 	pr_warn_ratelimited("protocol error from peer: %s (%s%s%s, ready %d/%d, fin %d/%d, last %d/%d, park %u, orphan %d), connection reset\n",
@@ -225,11 +262,12 @@ static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
 }
 
 /* What a carrier's receive brought for one of its riders (share.c), with
- * the rider's reference: the same checks, on the rider's state.
+ * the rider's reference: the same checks, on the rider's state.  Bytes
+ * come written (@imm), or in a BATCH record at @data.
  */
 static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 			 const union exs_wire_rx *msg, u8 type, u32 cursor,
-			 u32 imm)
+			 u32 imm, const void *data)
 {
 	int err = 0;
 
@@ -254,7 +292,7 @@ static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 	rider->last_heard = jiffies;
 	if (opcode == IB_WC_RECV)
 		err = exs_rx_msg(rider, msg, type, cursor);
-	else if (!exs_rx_bytes(rider, imm))
+	else if (!exs_rx_bytes(rider, imm, data))
 		err = -EPROTO;
 	if (err == -EPROTO)
 		exs_rx_proto_err(rider, type);
@@ -266,14 +304,74 @@ static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 		exs_conn_abort(rider, -ECONNRESET, false);
 }
 
+/* A BATCH record's length and flags, as a ring write's immediate */
+static u32 exs_rx_rec_imm(u16 len, u8 flags)
+{
+	return len | (flags & EXS_REC_LOW_WINDOW ? EXS_IMM_LOW_WINDOW : 0);
+}
+
+/* A BATCH (batch.c), checked whole by exs_rx_read(): the records for our
+ * own stream, with its bytes' checks (dropped once it ended, as its late
+ * writes are), and the check that every other one names a rider, whose
+ * records exs_rx_batch_riders() hands on.  Called under conn->lock.
+ */
+static int exs_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
+{
+	unsigned int off = sizeof(struct exs_wire_msg);
+	u8 chan, flags;
+	u16 rlen;
+
+	/* only a QP built to share takes them */
+	if (!conn->batch)
+		return -EPROTO;
+	while (off < len) {
+		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
+			return -EPROTO;
+		if (chan ? !conn->riders[chan] :
+		    conn->state != EXS_CONN_CLOSED &&
+		    !exs_rx_bytes(conn, exs_rx_rec_imm(rlen, flags),
+				  buf + off))
+			return -EPROTO;
+		off += rlen;
+	}
+	return 0;
+}
+
+/* The riders' records of a BATCH, each to its rider, after our lock. */
+static void exs_rx_batch_riders(struct exs_conn *conn, const u8 *buf,
+				u32 len)
+{
+	unsigned int off = sizeof(struct exs_wire_msg);
+	struct exs_conn *rider;
+	u8 chan, flags;
+	u16 rlen;
+
+	while (off < len &&
+	       !exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen)) {
+		if (chan) {
+			spin_lock(&conn->lock);
+			rider = exs_share_rider(conn, chan);
+			spin_unlock(&conn->lock);
+			if (rider) {
+				exs_rx_rider(rider, IB_WC_RECV_RDMA_WITH_IMM,
+					     NULL, EXS_MSG_BATCH, 0,
+					     exs_rx_rec_imm(rlen, flags),
+					     buf + off);
+				exs_conn_put(rider);
+			}
+		}
+		off += rlen;
+	}
+}
+
 void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct exs_rx_slot *slot = container_of(wc->wr_cqe,
 						struct exs_rx_slot, cqe);
 	struct exs_conn *conn = slot->conn;
 	struct exs_conn *rider = NULL;
-	union exs_wire_rx msg;
-	u32 imm = 0, cursor = 0;
+	union exs_rx_copy msg;
+	u32 imm = 0, cursor = 0, batch = 0;
 	u8 type = 0, chan = 0;
 	bool link_err = false;
 	int err = 0;
@@ -311,8 +409,11 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		err = -EPROTO;
 		break;
 	}
+	if (!err && type == EXS_MSG_BATCH) {
+		batch = wc->byte_len;
+		err = exs_rx_batch(conn, msg.raw, batch);
 	/* another connection's, on our QP: its rider takes it below */
-	if (!err && chan) {
+	} else if (!err && chan) {
 		rider = exs_share_rider(conn, chan);
 		if (!rider)
 			err = exs_share_rx_stray(conn, wc->opcode == IB_WC_RECV,
@@ -324,10 +425,10 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		 */
 		if (wc->opcode == IB_WC_RECV &&
 		    (type == EXS_MSG_JOIN || type == EXS_MSG_RESUME))
-			err = exs_rx_msg(conn, &msg, type, cursor);
+			err = exs_rx_msg(conn, &msg.msg, type, cursor);
 	} else if (!err && wc->opcode == IB_WC_RECV) {
-		err = exs_rx_msg(conn, &msg, type, cursor);
-	} else if (!err && !exs_rx_bytes(conn, imm)) {
+		err = exs_rx_msg(conn, &msg.msg, type, cursor);
+	} else if (!err && !exs_rx_bytes(conn, imm, NULL)) {
 		err = -EPROTO;
 	}
 	/* after the stream's reset too, while the QP carries riders; a
@@ -348,8 +449,10 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		exs_conn_abort(conn, -ECONNRESET, false);
 	if (rider) {
 		if (!err && !link_err)
-			exs_rx_rider(rider, wc->opcode, &msg, type, cursor,
-				     imm);
+			exs_rx_rider(rider, wc->opcode, &msg.msg, type, cursor,
+				     imm, NULL);
 		exs_conn_put(rider);
 	}
+	if (batch && !err && !link_err)
+		exs_rx_batch_riders(conn, msg.raw, batch);
 }

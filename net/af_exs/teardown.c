@@ -257,8 +257,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 					DMA_BIDIRECTIONAL);
 		if (conn->rx_msgs_dma)
 			ib_dma_unmap_single(ibdev, conn->rx_msgs_dma,
-					    conn->rq_depth *
-					    sizeof(*conn->rx_msgs),
+					    conn->rq_depth * conn->rx_size,
 					    DMA_FROM_DEVICE);
 		if (conn->tdma)
 			ib_dma_unmap_single(ibdev, conn->tdma, conn->tsize,

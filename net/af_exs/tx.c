@@ -56,9 +56,13 @@ bool exs_conn_awaits_ack(const struct exs_conn *conn)
 static int exs_post_qp(struct exs_conn *conn, struct exs_conn *link,
 		       struct ib_send_wr *wr)
 {
+	int err;
+
 	if (conn->qp_closing || link->qp_closing || !link->qp)
 		return -ESHUTDOWN;
-	return ib_post_send(link->qp, wr, NULL);
+	/* bytes the QP's batch holds go first (batch.c) */
+	err = exs_batch_post(link);
+	return err ?: ib_post_send(link->qp, wr, NULL);
 }
 
 /* A rider posts on its carrier's QP under the carrier's lock, which the
@@ -456,12 +460,21 @@ void exs_conn_tx_push(struct exs_conn *conn)
 		u32 free_after = conn->tsize -
 				 (conn->tposted + pending - conn->tcredit);
 		bool with_imm = READ_ONCE(exs_imm_data);
+		bool low = exs_window_low(conn->tsize, free_after);
 		u32 imm = pending | (u32)conn->peer_chan << EXS_IMM_CHAN_SHIFT;
 
+		/* with others' on a shared QP (batch.c) */
+		if (with_imm && exs_batch_add(conn, pending, low)) {
+			conn->tposted += pending;
+			conn->tdone = conn->tposted;
+			EXS_ADD_STATS(conn->net, EXS_MIB_BYTESOUT, pending);
+			exs_conn_write_space(conn);
+			goto fin;
+		}
 		if (conn->sq_head - conn->sq_tail + (first < pending ? 2 : 1) +
 		    !with_imm > EXS_SQ_DEPTH)
 			return;		/* a completion pushes again */
-		if (exs_window_low(conn->tsize, free_after))
+		if (low)
 			imm |= EXS_IMM_LOW_WINDOW;
 		/* across the wrap: a plain write, then the one with the
 		 * immediate (or a plain one and a DATA message), which RC
@@ -485,6 +498,7 @@ void exs_conn_tx_push(struct exs_conn *conn)
 		EXS_ADD_STATS(conn->net, EXS_MIB_BYTESOUT, pending);
 	}
 
+fin:
 	if (conn->shut_wr && !conn->fin_sent &&
 	    conn->tposted == conn->tcopied &&
 	    !exs_conn_send_ctrl(conn, EXS_MSG_FIN, conn->tposted))

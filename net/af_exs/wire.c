@@ -110,9 +110,51 @@ int exs_wire_parse_rej(const void *data, unsigned int len,
 	return 0;
 }
 
+/* The record of a BATCH (@data, @len bytes) at *@off: its header, and its
+ * bytes within the message, which start at the new *@off.  -EPROTO when
+ * there is none whole there.
+ */
+int exs_wire_parse_rec(const void *data, unsigned int len, unsigned int *off,
+		       u8 *chan, u8 *flags, u16 *rlen)
+{
+	const struct exs_wire_rec *rec;
+
+	if (*off > len || len - *off < sizeof(*rec))
+		return -EPROTO;
+	rec = data + *off;
+	*chan = rec->chan;
+	*flags = rec->flags;
+	*rlen = be16_to_cpu(rec->len);
+	*off += sizeof(*rec);
+	if (*chan >= EXS_CHAN_MAX || (*flags & ~EXS_REC_LOW_WINDOW) ||
+	    !*rlen || *rlen > len - *off)
+		return -EPROTO;
+	return 0;
+}
+
+/* A BATCH is @count records, at least one, that fill it exactly. */
+static int exs_wire_check_batch(const void *data, unsigned int len,
+				u32 count)
+{
+	unsigned int off = sizeof(struct exs_wire_msg);
+	u8 chan, flags;
+	u16 rlen;
+	u32 n;
+
+	if (!count || count > EXS_BATCH_MAX)
+		return -EPROTO;
+	for (n = 0; n < count; n++) {
+		if (exs_wire_parse_rec(data, len, &off, &chan, &flags, &rlen))
+			return -EPROTO;
+		off += rlen;
+	}
+	return off == len ? 0 : -EPROTO;
+}
+
 /* An OPEN carries a REQ (exs_wire_parse_req() checks it), and no cursor,
  * or, to a parked rider's channel, the sender's channel as a JOIN does;
- * every other message is the bare header, with flags in a RESUME only.
+ * a BATCH its records, whole; every other message is the bare header,
+ * with flags in a RESUME only.
  */
 int exs_wire_parse_msg(const void *data, unsigned int len,
 		       enum exs_wire_msg_type *type, u32 *cursor, u8 *chan)
@@ -131,12 +173,15 @@ int exs_wire_parse_msg(const void *data, unsigned int len,
 		return -EPROTO;
 	open = msg->type == EXS_MSG_OPEN || msg->type == EXS_MSG_JOIN ||
 	       msg->type == EXS_MSG_JOINED;
-	if (len != (open ? sizeof(struct exs_wire_open) : sizeof(*msg)))
+	if (msg->type == EXS_MSG_BATCH ? len > EXS_BATCH_MAX :
+	    len != (open ? sizeof(struct exs_wire_open) : sizeof(*msg)))
 		return -EPROTO;
 	*type = msg->type;
 	*cursor = be32_to_cpu(msg->cursor);
 	*chan = ch;
 	switch (*type) {
+	case EXS_MSG_BATCH:
+		return ch ? -EPROTO : exs_wire_check_batch(data, len, *cursor);
 	case EXS_MSG_OPEN:
 		if (!ch)
 			return *cursor ? -EPROTO : 0;
@@ -191,6 +236,14 @@ void exs_wire_build_open(struct exs_wire_open *open,
 {
 	exs_wire_build_msg(&open->hdr, type, 0, cursor, chan);
 	exs_wire_build_req(&open->req, self);
+}
+
+/* A BATCH's record header; its bytes follow */
+void exs_wire_build_rec(struct exs_wire_rec *rec, u8 chan, u8 flags, u16 len)
+{
+	rec->chan = chan;
+	rec->flags = flags;
+	rec->len = cpu_to_be16(len);
 }
 
 void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey, u32 len)

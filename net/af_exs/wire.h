@@ -14,9 +14,10 @@
 
 /* 2: parked connections carry new ones (LAST, OPEN, REFUSE); a REQ may
  * resume a connection (its flags, RESUME), which a peer without it
- * refuses as malformed
+ * refuses as malformed; 3: a QP carries several (JOIN, JOINED); 4: a
+ * shared QP takes BATCH messages
  */
-#define EXS_WIRE_VERSION	3
+#define EXS_WIRE_VERSION	4
 #define EXS_WIRE_PDATA_MAX	56	/* IB CM REQ minus the rdma_cm header */
 
 enum {
@@ -98,6 +99,10 @@ enum exs_wire_msg_type {
 	EXS_MSG_JOINED,		/* the answer, struct exs_wire_open with the
 				 * acceptor's ring; cursor: its channel
 				 */
+	EXS_MSG_BATCH,		/* on a QP built to share, to channel 0:
+				 * cursor: how many records follow, each a
+				 * struct exs_wire_rec and its bytes (batch.c)
+				 */
 	__EXS_MSG_MAX,
 };
 
@@ -117,6 +122,19 @@ struct exs_wire_msg {
 
 /* Connections one QP carries: channel 0 is the one that built it. */
 #define EXS_CHAN_MAX		128
+
+/* A record of a BATCH: bytes for the receiver's channel @chan, which go
+ * into its ring as a ring write with the same immediate would put them.
+ */
+struct exs_wire_rec {
+	u8	chan;
+	u8	flags;		/* EXS_REC_LOW_WINDOW */
+	__be16	len;		/* bytes that follow, at least 1 */
+} __packed;
+
+#define EXS_REC_LOW_WINDOW	0x01	/* as EXS_IMM_LOW_WINDOW */
+/* A BATCH at most, its header included: what a shared QP's receives hold */
+#define EXS_BATCH_MAX		256
 
 /* OPEN: the REQ's fields, for a connection a parked QP carries; its ring
  * fields repeat the rings the QP has.
@@ -162,6 +180,8 @@ int exs_wire_parse_rej(const void *data, unsigned int len,
 		       struct exs_wire_peer *peer);
 int exs_wire_parse_msg(const void *data, unsigned int len,
 		       enum exs_wire_msg_type *type, u32 *cursor, u8 *chan);
+int exs_wire_parse_rec(const void *data, unsigned int len, unsigned int *off,
+		       u8 *chan, u8 *flags, u16 *rlen);
 void exs_wire_build_req(struct exs_wire_req *req,
 			const struct exs_wire_peer *self);
 void exs_wire_build_msg(struct exs_wire_msg *msg,
@@ -170,6 +190,8 @@ void exs_wire_build_msg(struct exs_wire_msg *msg,
 void exs_wire_build_open(struct exs_wire_open *open,
 			 enum exs_wire_msg_type type, u8 chan, u8 cursor,
 			 const struct exs_wire_peer *self);
+void exs_wire_build_rec(struct exs_wire_rec *rec, u8 chan, u8 flags,
+			u16 len);
 void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey,
 			u32 len);
 void exs_wire_build_rej(struct exs_wire_rep *rep, enum exs_wire_reject why);

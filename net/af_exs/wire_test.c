@@ -395,7 +395,100 @@ static void exs_wire_test_share_msgs(struct kunit *test)
 	KUNIT_EXPECT_GE(test, EXS_IMM_LEN_MASK + 1, (u32)EXS_RING_MAX);
 }
 
+/* A BATCH of records for channels 0 and 7, in @buf: its length */
+static unsigned int exs_wire_test_batch(u8 *buf)
+{
+	unsigned int off = sizeof(struct exs_wire_msg);
+
+	exs_wire_build_msg((struct exs_wire_msg *)buf, EXS_MSG_BATCH, 0, 2, 0);
+	exs_wire_build_rec((struct exs_wire_rec *)(buf + off), 0, 0, 3);
+	off += sizeof(struct exs_wire_rec);
+	memcpy(buf + off, "abc", 3);
+	off += 3;
+	exs_wire_build_rec((struct exs_wire_rec *)(buf + off), 7,
+			   EXS_REC_LOW_WINDOW, 1);
+	off += sizeof(struct exs_wire_rec);
+	buf[off++] = 'z';
+	return off;
+}
+
+static void exs_wire_test_batch_msgs(struct kunit *test)
+{
+	u8 buf[EXS_BATCH_MAX + 8] = {};
+	enum exs_wire_msg_type type;
+	unsigned int len, off;
+	u8 chan, flags;
+	u32 cursor;
+	u16 rlen;
+
+	len = exs_wire_test_batch(buf);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(buf, len, &type, &cursor,
+						 &chan), 0);
+	KUNIT_EXPECT_EQ(test, type, EXS_MSG_BATCH);
+	KUNIT_EXPECT_EQ(test, cursor, 2U);
+	off = sizeof(struct exs_wire_msg);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_rec(buf, len, &off, &chan, &flags,
+						 &rlen), 0);
+	KUNIT_EXPECT_EQ(test, chan, 0);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_EQ(test, rlen, 3);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + off, "abc", 3), 0);
+	off += rlen;
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_rec(buf, len, &off, &chan, &flags,
+						 &rlen), 0);
+	KUNIT_EXPECT_EQ(test, chan, 7);
+	KUNIT_EXPECT_EQ(test, flags, EXS_REC_LOW_WINDOW);
+	KUNIT_EXPECT_EQ(test, off + rlen, len);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rec(buf, len, &len, &chan, &flags,
+						 &rlen), -EPROTO);
+
+	/* a byte short, a byte over, or a record more or fewer than said */
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, len - 1, &type, &cursor,
+						 &chan), -EPROTO);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, len + 1, &type, &cursor,
+						 &chan), -EPROTO);
+	((struct exs_wire_msg *)buf)->cursor = cpu_to_be32(3);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, len, &type, &cursor,
+						 &chan), -EPROTO);
+	((struct exs_wire_msg *)buf)->cursor = cpu_to_be32(1);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, len, &type, &cursor,
+						 &chan), -EPROTO);
+	((struct exs_wire_msg *)buf)->cursor = 0;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, sizeof(struct exs_wire_msg),
+						 &type, &cursor, &chan),
+			-EPROTO);
+	/* to a rider's channel, longer than a receive holds */
+	len = exs_wire_test_batch(buf);
+	((struct exs_wire_msg *)buf)->chan = cpu_to_be16(1);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, len, &type, &cursor,
+						 &chan), -EPROTO);
+	len = exs_wire_test_batch(buf);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, EXS_BATCH_MAX + 1, &type,
+						 &cursor, &chan), -EPROTO);
+	/* an empty record, an unknown flag, a channel out of range, a
+	 * record longer than the message
+	 */
+	off = sizeof(struct exs_wire_msg);
+	exs_wire_build_rec((struct exs_wire_rec *)(buf + off), 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, len, &type, &cursor,
+						 &chan), -EPROTO);
+	exs_wire_build_rec((struct exs_wire_rec *)(buf + off), 0, 2, 3);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, len, &type, &cursor,
+						 &chan), -EPROTO);
+	exs_wire_build_rec((struct exs_wire_rec *)(buf + off), EXS_CHAN_MAX, 0,
+			   3);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, len, &type, &cursor,
+						 &chan), -EPROTO);
+	exs_wire_build_rec((struct exs_wire_rec *)(buf + off), 0, 0, 0xffff);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_msg(buf, len, &type, &cursor,
+						 &chan), -EPROTO);
+	off = len;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rec(buf, len - 1, &off, &chan,
+						 &flags, &rlen), -EPROTO);
+}
+
 static struct kunit_case exs_wire_test_cases[] = {
+	KUNIT_CASE(exs_wire_test_batch_msgs),
 	KUNIT_CASE(exs_wire_test_share_msgs),
 	KUNIT_CASE(exs_wire_test_req_roundtrip),
 	KUNIT_CASE(exs_wire_test_req_bad),
