@@ -38,9 +38,9 @@ fi
 # Port of each transport's server on b.  fallback is an AF_EXS client of
 # the plain TCP server; rsockets is this program under librspreload.so.
 declare -A port=([tcp]=18001 [exs]=18002 [exs_busypoll]=18002 [exs_noshare]=18002
-		 [fallback]=18001 [smc]=18003 [rsockets]=18004)
+		 [exs_nobatch]=18002 [fallback]=18001 [smc]=18003 [rsockets]=18004)
 declare -A family=([tcp]=tcp [exs]=exs [exs_busypoll]=exs [exs_noshare]=exs [fallback]=exs
-		   [smc]=smc [rsockets]=tcp)
+		   [exs_nobatch]=exs [smc]=smc [rsockets]=tcp)
 
 # SMC-R needs the smc module and the same UEID on both hosts (SMC-Rv2 on
 # stock rxe, no PNET table); on 6.1 its connect hangs on rxe bugs fixed
@@ -127,6 +127,8 @@ sock() {
 	# AF_EXS with a queue pair per connection, beside the default
 	exs_noshare) share0=$(sysctl -n net.exs.share_qp)
 		sysctl -qw net.exs.share_qp=0 ;;
+	# AF_EXS sharing a queue pair, a ring write for each small write
+	exs_nobatch) batching 0 ;;
 	esac
 	# a server b has just started may not listen yet
 	for ((try = 0; try < 20; try++)); do
@@ -139,6 +141,7 @@ sock() {
 			grep -q "Connection refused" "$out/bench.err" || break
 	done
 	[ "$t" = exs_noshare ] && sysctl -qw net.exs.share_qp="$share0"
+	[ "$t" = exs_nobatch ] && batching 1
 	if [ $rc = 0 ]; then
 		echo "$line" | emit "$rep"
 	elif [ $rc = 124 ]; then
@@ -171,6 +174,14 @@ remote() {	# remote CMD: b runs CMD, in place of the last one
 	n=$((n + 1))
 	echo "$1" > "$share/cmd.$n.tmp"
 	mv "$share/cmd.$n.tmp" "$share/cmd.$n"
+}
+
+# batching 0|1: the module's batch parameter (batch.c) at both hosts, as
+# both send small writes (b takes its command within 0.1 s)
+batching() {
+	remote "echo $1 > /sys/module/af_exs/parameters/batch"
+	echo "$1" > /sys/module/af_exs/parameters/batch
+	sleep 1
 }
 
 # perf REP LABEL TEST SIZE [ARGS]: one perftest figure, its server on b
@@ -220,7 +231,7 @@ for ((rep = 1; rep <= reps; rep++)); do
 		runs conn && sock "$rep" $t conn 1
 	done
 	for c in $rr_clients; do
-		for t in tcp exs exs_noshare smc rsockets; do
+		for t in tcp exs exs_noshare exs_nobatch smc rsockets; do
 			sock "$rep" $t rr 64 "$c"
 		done
 	done

@@ -37,7 +37,7 @@ def wrong_transport(f):
     t, pkts = f["transport"], f.get("rdma_pkts", 0)
     if f.get("family") == "verbs":
         return None
-    if t in ("exs", "exs_busypoll", "exs_noshare") and \
+    if t in ("exs", "exs_busypoll", "exs_noshare", "exs_nobatch") and \
             f.get("carrier") != "rdma":
         return "AF_EXS connection was not on RDMA (%s)" % f.get("carrier")
     if t == "fallback" and f.get("carrier") == "rdma":
@@ -241,6 +241,12 @@ REFERENCE = {
         (("exs", "rr", 64, 16), ("exs_noshare", "rr", 64, 16)),
     "connrate_exs_noshare_over_smc":
         (("exs_noshare", "conn", 1, 1), ("smc", "conn", 1, 1)),
+    # AF_EXS with a ring write for each small write (batch=0, batch.c)
+    "rr_scaling_exs_nobatch_over_tcp": (gain("exs_nobatch"), gain("tcp")),
+    "rr16_exs_nobatch_over_smc":
+        (("exs_nobatch", "rr", 64, 16), ("smc", "rr", 64, 16)),
+    "rr16_exs_over_exs_nobatch":
+        (("exs", "rr", 64, 16), ("exs_nobatch", "rr", 64, 16)),
 }
 
 
