@@ -348,6 +348,47 @@ no_ready() {
 }
 no_ready
 
+# A rider's batched bytes await their ack as a request of its own does
+# (keepalive.c): tc drops every RoCEv2 packet a sends once the rider of
+# an idle queue pair set TCP_USER_TIMEOUT (2 s), so the batch holding its
+# next request is never acked, and nothing else on the queue pair awaits
+# an ack.  Its recv must fail with ETIMEDOUT, counted in RdmaStalls.  An
+# ack timeout of its own keeps the queue pairs of the cases before out.
+share_batch_stall() {
+	local name="ipv4 exs, a rider's batched request never acked: ETIMEDOUT"
+	local port=21018 flag=$EXS_TMP/stall stalls batches
+	local here
+	here=$(dirname "$0")
+	roce_netem_works || { exs_skip "$name" "no tc prio, netem or u32"; return; }
+	if [ "$host" = b ]; then
+		share_serve "$name" $port 1
+		return
+	fi
+	stalls=$(exs_stat RdmaStalls) batches=$(exs_stat RdmaBatches)
+	await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+	exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=15
+	exs_bg exs-run python3 "$here/exs_share.py" stall $peer4 $port "$flag" \
+		2> "$EXS_TMP/stall.err"
+	if exs_wait_file "$flag.ready" 120; then
+		roce_netem exs0 "loss 100%"
+		touch "$flag"
+		if wait "${EXS_PIDS[-1]}"; then
+			exs_ok "$name: a"
+		else
+			exs_fail "$name: a"
+			sed 's/^/#   /' "$EXS_TMP/stall.err"
+		fi
+		tc qdisc del dev exs0 root
+	else
+		exs_fail "$name: a" "$(cat "$EXS_TMP/stall.err")"
+	fi
+	exs_sysctl_restore
+	exs_assert "$name: a: in a batch, counted in RdmaStalls" \
+		'[ "$(exs_stat RdmaBatches)" -gt "$batches" ] &&
+		[ "$(exs_stat RdmaStalls)" -gt "$stalls" ]'
+}
+share_batch_stall
+
 # A node that answers ARP late: b ignores a's ARP requests for 6 s, so
 # a's neighbour entry for b, flushed, fails after its three probes (3 s).
 # a's address resolution tries again every half second (connect.c,

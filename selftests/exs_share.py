@@ -17,6 +17,10 @@ With pingpong, all N + 1 connections, once up, make ROUNDS exchanges
 of small messages at once, each echoed and checked: what the queue
 pair's batches carry (batch.c).
 
+With stall, two connections, the second a rider with TCP_USER_TIMEOUT,
+whose next request goes in a batch that the link never delivers: its
+answer must fail with ETIMEDOUT (listen PORT 1 serves it).
+
 With park, the first connection stays open while the N others come one
 after another, each moving BYTES as above and closing; the client waits
 until its end parked (exsconfig's Parked) before the next connect, which
@@ -26,10 +30,13 @@ more, for the server's end of the rider to be let go.
   exs_share.py listen PORT N [park]
   exs_share.py connect ADDR PORT N BYTES
   exs_share.py pingpong ADDR PORT N ROUNDS
+  exs_share.py stall ADDR PORT FLAG
   exs_share.py park ADDR PORT N BYTES [GONE]
 
 Exit 0 when every byte came back as sent; 1, saying why, otherwise.
 """
+import errno
+import os
 import socket
 import struct
 import subprocess
@@ -182,6 +189,40 @@ def pingpong(addr, port, n, rounds):
         t.join()
 
 
+def stall(addr, port, flag):
+    """A rider's request in a batch whose ack never comes (exs_pair.sh
+    drops what this host sends once FLAG.ready exists, then creates
+    FLAG): with TCP_USER_TIMEOUT, the recv that awaits the answer fails
+    with ETIMEDOUT, as TCP's would, though the queue pair's first
+    connection is idle and nothing else watches."""
+    socks = []
+    for idx in range(2):
+        s = socket.create_connection((addr, port), timeout=TIMEOUT)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.sendall(bytes([idx]))
+        if s.recv(1) != bytes([idx]):
+            sys.exit(f"exs_share: no exchange on connection {idx}")
+        socks.append(s)
+    rider = socks[1]
+    rider.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, 2000)
+    open(flag + ".ready", "w").close()
+    deadline = time.monotonic() + TIMEOUT
+    while not os.path.exists(flag):
+        if time.monotonic() > deadline:
+            sys.exit("exs_share: the link was never cut")
+        time.sleep(0.05)
+    try:
+        rider.sendall(pattern(1, 16))
+        rider.recv(16)
+        failures.append("the request was answered over a cut link")
+    except OSError as e:
+        # the socket's own timeout is a TimeoutError without an errno
+        if e.errno != errno.ETIMEDOUT:
+            failures.append(f"{e}, not ETIMEDOUT")
+    for s in socks:
+        s.close()
+
+
 def parked():
     """how many connections this host parked so far"""
     out = subprocess.run(["exsconfig", "stats"], capture_output=True,
@@ -224,17 +265,19 @@ def main():
         if args[3:] == ["park"]:
             reset_ok.clear()
         elif args[3:]:
-            sys.exit(__doc__.split("\n\n")[4])
+            sys.exit(__doc__.split("\n\n")[5])
         serve(int(args[1]), int(args[2]))
     elif len(args) == 5 and args[0] == "connect":
         client(args[1], int(args[2]), int(args[3]), int(args[4]))
+    elif len(args) == 4 and args[0] == "stall":
+        stall(args[1], int(args[2]), args[3])
     elif len(args) == 5 and args[0] == "pingpong":
         pingpong(args[1], int(args[2]), int(args[3]), int(args[4]))
     elif len(args) in (5, 6) and args[0] == "park":
         park(args[1], int(args[2]), int(args[3]), int(args[4]),
              float(args[5]) if len(args) == 6 else 0)
     else:
-        sys.exit(__doc__.split("\n\n")[4])
+        sys.exit(__doc__.split("\n\n")[5])
     if failures:
         sys.exit("exs_share: " + "; ".join(failures))
 

@@ -40,6 +40,11 @@ void exs_batch_init(struct exs_conn *conn)
 	conn->batch_len = 0;
 	conn->batch_nrec = 0;
 	conn->batch_inflight = 0;
+	/* the held batch, and those in flight, count as done: no
+	 * connection awaits an ack for them any more
+	 */
+	conn->batch_posted++;
+	WRITE_ONCE(conn->batch_acked, conn->batch_posted);
 	conn->batch_cap = conn->batch ?
 			  min_t(u32, conn->inline_cap, EXS_BATCH_MAX) : 0;
 	if (conn->batch_cap < EXS_BATCH_HDR + EXS_REC_HDR + 1)
@@ -70,15 +75,42 @@ int exs_batch_post(struct exs_conn *link)
 	exs_wire_build_msg(link->batch, EXS_MSG_BATCH, 0, link->batch_nrec, 0);
 	link->batch_len = 0;
 	link->batch_nrec = 0;
-	if (link->qp_closing || !link->qp)
+	if (link->qp_closing || !link->qp) {
+		exs_batch_init(link);
 		return 0;
+	}
 	sge.lkey = link->pd->local_dma_lkey;
 	err = ib_post_send(link->qp, &wr, NULL);
 	if (err)
 		return err;
-	link->batch_inflight++;
+	/* the QP awaits an ack from now, if it awaited none */
+	if (!link->batch_inflight++)
+		WRITE_ONCE(link->batch_acked_at, jiffies);
+	link->batch_posted++;
 	EXS_INC_STATS(link->net, EXS_MIB_BATCHES);
 	return 0;
+}
+
+/* Bytes of @conn's went in a batch whose ack has not come: it awaits an
+ * ack as for a request of its own (keepalive.c).  Batches complete in
+ * order.  The carrier's counter is read without its lock.
+ */
+bool exs_batch_awaits(const struct exs_conn *conn)
+{
+	const struct exs_conn *link = conn->carrier ?: conn;
+
+	return (s32)(conn->batch_gen - READ_ONCE(link->batch_acked)) > 0;
+}
+
+/* ...since then: its first such bytes, or the QP's last batch ack after
+ * them, as the QP moves on
+ */
+unsigned long exs_batch_waiting_since(const struct exs_conn *conn)
+{
+	const struct exs_conn *link = conn->carrier ?: conn;
+	unsigned long acked = READ_ONCE(link->batch_acked_at);
+
+	return time_after(acked, conn->batch_at) ? acked : conn->batch_at;
 }
 
 void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -95,6 +127,8 @@ void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else {
 		link->last_heard = jiffies;	/* the peer's device acked it */
 		link->last_acked = link->last_heard;
+		WRITE_ONCE(link->batch_acked, link->batch_acked + 1);
+		WRITE_ONCE(link->batch_acked_at, link->last_heard);
 		if (!link->batch_inflight && exs_batch_post(link))
 			__exs_link_abort(link, -ECONNRESET, false);
 	}
@@ -137,6 +171,11 @@ static bool __exs_batch_add(struct exs_conn *link, struct exs_conn *conn,
 	exs_ring_read(link->batch + held, conn->tbuf, conn->tsize,
 		      conn->tposted, len);
 	link->batch_len = held + len;
+	/* in the next batch posted: the connection awaits its ack */
+	if (!exs_batch_awaits(conn))
+		conn->batch_at = jiffies;
+	conn->batch_gen = link->batch_posted + 1;
+	exs_watch_await(conn);
 	EXS_INC_STATS(conn->net, EXS_MIB_BATCHEDWRITES);
 	if (!link->batch_inflight)
 		*err = exs_batch_post(link);

@@ -312,6 +312,16 @@ struct exs_conn {
 	u8			batch_nrec;
 	u8			batch_inflight;	/* posted, not yet completed */
 	struct ib_cqe		batch_cqe;
+	u32			batch_posted;	/* batches posted, in all */
+	u32			batch_acked;	/* ...and completed: in order */
+	unsigned long		batch_acked_at;	/* jiffies of the last, or of
+						 * the first post awaiting one
+						 */
+	/* any connection's: the batch its last bytes went in, and since
+	 * when it awaits an ack for batched bytes (as for a request)
+	 */
+	u32			batch_gen;
+	unsigned long		batch_at;
 	/* share.c: a QP that carries more connections than its first */
 	bool			share;		/* built for it: channels */
 	bool			link_only;	/* its own stream ended, the QP
@@ -431,6 +441,7 @@ bool exs_conn_tx_finished(const struct exs_conn *conn);
 void exs_conn_shut_wr(struct exs_conn *conn);
 void exs_conn_probe(struct exs_conn *conn);
 bool exs_conn_awaits_ack(const struct exs_conn *conn);
+unsigned long exs_conn_unacked_since(const struct exs_conn *conn);
 void exs_conn_stalled(struct exs_conn *conn, bool may_resume);
 int exs_conn_send_reg(struct exs_conn *conn);
 int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
@@ -448,6 +459,8 @@ void exs_batch_init(struct exs_conn *conn);
 int exs_batch_post(struct exs_conn *link);
 void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc);
 bool exs_batch_add(struct exs_conn *conn, u32 len, bool low);
+bool exs_batch_awaits(const struct exs_conn *conn);
+unsigned long exs_batch_waiting_since(const struct exs_conn *conn);
 
 /* rx.c */
 void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);

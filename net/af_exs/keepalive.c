@@ -72,7 +72,7 @@ static unsigned long exs_watch_check(struct exs_conn *conn)
 	in.full = conn->persist;
 	in.keepalive = conn->keepalive;
 	in.waiting = exs_conn_awaits_ack(conn);
-	in.unacked = jiffies - conn->last_acked;
+	in.unacked = jiffies - exs_conn_unacked_since(conn);
 	in.keepidle = keepalive_time_when(tp);
 	in.intvl = keepalive_intvl_when(tp);
 	in.stall = exs_watch_stall(conn->owner);

@@ -46,7 +46,23 @@ static struct exs_tx_slot *exs_tx_slot_get(struct exs_conn *conn)
  */
 bool exs_conn_awaits_ack(const struct exs_conn *conn)
 {
-	return (s32)(conn->sq_signaled - conn->sq_tail) > 0;
+	return (s32)(conn->sq_signaled - conn->sq_tail) > 0 ||
+	       exs_batch_awaits(conn);
+}
+
+/* Since when its oldest request, or batched bytes, awaited an ack.
+ * Called under conn->lock.
+ */
+unsigned long exs_conn_unacked_since(const struct exs_conn *conn)
+{
+	unsigned long since = conn->last_acked;
+
+	if (!exs_batch_awaits(conn))
+		return since;
+	if ((s32)(conn->sq_signaled - conn->sq_tail) <= 0)
+		return exs_batch_waiting_since(conn);
+	return time_before(since, exs_batch_waiting_since(conn)) ?
+	       since : exs_batch_waiting_since(conn);
 }
 
 /* Nothing may follow ib_drain_qp()'s marker (a completion handler
@@ -333,7 +349,7 @@ void exs_conn_probe(struct exs_conn *conn)
  */
 void exs_conn_stalled(struct exs_conn *conn, bool may_resume)
 {
-	unsigned long unacked = jiffies - conn->last_acked;
+	unsigned long unacked = jiffies - exs_conn_unacked_since(conn);
 	u32 inflight = conn->sq_head - conn->sq_tail;
 	bool resume;
 
