@@ -94,6 +94,17 @@ def serve(port, n):
         t.join()
 
 
+def opened(addr, port, idx, nodelay=False):
+    """Connection idx, up: its exchange tells the server which it is."""
+    s = socket.create_connection((addr, port), timeout=TIMEOUT)
+    if nodelay:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    s.sendall(bytes([idx]))
+    if s.recv(1) != bytes([idx]):
+        sys.exit(f"exs_share: no exchange on connection {idx}")
+    return s
+
+
 def transfer(s, idx, nbytes):
     want = pattern(idx, nbytes)
     got = bytearray()
@@ -124,11 +135,7 @@ def transfer(s, idx, nbytes):
 def client(addr, port, n, nbytes):
     socks = []
     for idx in range(n + 1):
-        s = socket.create_connection((addr, port), timeout=TIMEOUT)
-        s.sendall(bytes([idx]))
-        if s.recv(1) != bytes([idx]):
-            sys.exit(f"exs_share: no exchange on connection {idx}")
-        socks.append(s)
+        socks.append(opened(addr, port, idx))
     # resets on the shared queue pair, its first connection's among
     # them, and an orderly end
     for s in socks[:2]:
@@ -175,12 +182,7 @@ def pingpong_one(s, idx, rounds):
 def pingpong(addr, port, n, rounds):
     socks = []
     for idx in range(n + 1):
-        s = socket.create_connection((addr, port), timeout=TIMEOUT)
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        s.sendall(bytes([idx]))
-        if s.recv(1) != bytes([idx]):
-            sys.exit(f"exs_share: no exchange on connection {idx}")
-        socks.append(s)
+        socks.append(opened(addr, port, idx, nodelay=True))
     threads = [threading.Thread(target=pingpong_one, args=(s, idx, rounds))
                for idx, s in enumerate(socks)]
     for t in threads:
@@ -197,12 +199,7 @@ def stall(addr, port, flag):
     connection is idle and nothing else watches."""
     socks = []
     for idx in range(2):
-        s = socket.create_connection((addr, port), timeout=TIMEOUT)
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        s.sendall(bytes([idx]))
-        if s.recv(1) != bytes([idx]):
-            sys.exit(f"exs_share: no exchange on connection {idx}")
-        socks.append(s)
+        socks.append(opened(addr, port, idx, nodelay=True))
     rider = socks[1]
     rider.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, 2000)
     open(flag + ".ready", "w").close()
@@ -235,18 +232,12 @@ def parked():
 
 
 def park(addr, port, n, nbytes, gone):
-    first = socket.create_connection((addr, port), timeout=TIMEOUT)
-    first.sendall(bytes([0]))
-    if first.recv(1) != bytes([0]):
-        sys.exit("exs_share: no exchange on connection 0")
+    first = opened(addr, port, 0)
     for idx in range(1, n + 1):
         if idx == n:
             time.sleep(gone)
         before = parked()
-        s = socket.create_connection((addr, port), timeout=TIMEOUT)
-        s.sendall(bytes([idx]))
-        if s.recv(1) != bytes([idx]):
-            sys.exit(f"exs_share: no exchange on connection {idx}")
+        s = opened(addr, port, idx)
         transfer(s, idx, nbytes)
         deadline = time.monotonic() + 30
         while parked() == before:
