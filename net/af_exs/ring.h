@@ -64,6 +64,18 @@ static inline void exs_ring_read(void *dst, const void *ring, u32 size,
 	memcpy(dst + n, ring, len - n);
 }
 
+/* Copy @len bytes from @src into a ring of @size bytes at @ring, at
+ * @cursor.
+ */
+static inline void exs_ring_write(void *ring, u32 size, u32 cursor,
+				  const void *src, u32 len)
+{
+	u32 n = exs_ring_contig(size, cursor, len);
+
+	memcpy(ring + exs_ring_off(size, cursor), src, n);
+	memcpy(ring, src + n, len - n);
+}
+
 /* A cursor may only move forward, and never past @limit: true when
  * @new lies in [@old, @limit] modulo 2^32.
  */

@@ -148,6 +148,20 @@ static void exs_ring_test_resume_cursor(struct kunit *test)
 						     false));
 }
 
+/* a BATCH's bytes in and out of a ring, across its end */
+static void exs_ring_test_copy(struct kunit *test)
+{
+	u8 ring[16] = {}, out[6];
+
+	exs_ring_write(ring, sizeof(ring), 0x1000000d, "abcdef", 6);
+	KUNIT_EXPECT_EQ(test, memcmp(ring + 13, "abc", 3), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ring, "def", 3), 0);
+	exs_ring_read(out, ring, sizeof(ring), 0x1000000d, 6);
+	KUNIT_EXPECT_EQ(test, memcmp(out, "abcdef", 6), 0);
+	exs_ring_read(out, ring, sizeof(ring), 13, 3);
+	KUNIT_EXPECT_EQ(test, memcmp(out, "abc", 3), 0);
+}
+
 static struct kunit_case exs_ring_test_cases[] = {
 	KUNIT_CASE(exs_ring_test_sizes),
 	KUNIT_CASE(exs_ring_test_used_free),
@@ -156,6 +170,7 @@ static struct kunit_case exs_ring_test_cases[] = {
 	KUNIT_CASE(exs_ring_test_credit),
 	KUNIT_CASE(exs_ring_test_signal),
 	KUNIT_CASE(exs_ring_test_resume_cursor),
+	KUNIT_CASE(exs_ring_test_copy),
 	{}
 };
 

@@ -36,9 +36,12 @@ int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
 /* Bytes the peer wrote become the CPU's to read: synced once, as their
  * completion arrives, while the ring is surely still mapped (a no-op on
  * cache-coherent machines and on rxe).  The CPU only reads the ring, so
- * nothing needs syncing back before the device writes there again.
+ * nothing needs syncing back before the device writes there again; but
+ * bytes a BATCH brought, which the CPU wrote, go out to memory for the
+ * device, which may write around them (@for_device).
  */
-static void exs_ring_sync_for_cpu(struct exs_conn *conn, u32 cursor, u32 len)
+static void exs_ring_sync(struct exs_conn *conn, u32 cursor, u32 len,
+			  bool for_device)
 {
 	struct ib_device *ibdev = exs_link(conn)->dev->ibdev;
 	u64 base = sg_dma_address(&conn->rsg);
@@ -47,30 +50,12 @@ static void exs_ring_sync_for_cpu(struct exs_conn *conn, u32 cursor, u32 len)
 		u32 n = exs_ring_contig(conn->rsize, cursor, len);
 		u64 addr = base + exs_ring_off(conn->rsize, cursor);
 
-		ib_dma_sync_single_for_cpu(ibdev, addr, n, DMA_BIDIRECTIONAL);
-		cursor += n;
-		len -= n;
-	}
-}
-
-/* A BATCH's record, @len bytes at @data, into the ring where the peer
- * would have written them, and out to memory for the device, which may
- * write around them (a no-op where caches are coherent).
- */
-static void exs_ring_fill(struct exs_conn *conn, const void *data, u32 len)
-{
-	struct ib_device *ibdev = exs_link(conn)->dev->ibdev;
-	u64 base = sg_dma_address(&conn->rsg);
-	u32 cursor = conn->rprod;
-
-	while (len) {
-		u32 n = exs_ring_contig(conn->rsize, cursor, len);
-		u32 off = exs_ring_off(conn->rsize, cursor);
-
-		memcpy(conn->rbuf + off, data, n);
-		ib_dma_sync_single_for_device(ibdev, base + off, n,
-					      DMA_BIDIRECTIONAL);
-		data += n;
+		if (for_device)
+			ib_dma_sync_single_for_device(ibdev, addr, n,
+						      DMA_BIDIRECTIONAL);
+		else
+			ib_dma_sync_single_for_cpu(ibdev, addr, n,
+						   DMA_BIDIRECTIONAL);
 		cursor += n;
 		len -= n;
 	}
@@ -89,9 +74,8 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm, const void *data)
 	    len > exs_ring_free(conn->rsize, conn->rprod, conn->rcons))
 		return false;
 	if (data)
-		exs_ring_fill(conn, data, len);
-	else
-		exs_ring_sync_for_cpu(conn, conn->rprod, len);
+		exs_ring_write(conn->rbuf, conn->rsize, conn->rprod, data, len);
+	exs_ring_sync(conn, conn->rprod, len, data);
 	conn->rprod += len;
 	EXS_ADD_STATS(conn->net, EXS_MIB_BYTESIN, len);
 	if (imm & EXS_IMM_LOW_WINDOW)
@@ -327,8 +311,9 @@ static int exs_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
 	while (off < len) {
 		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
 			return -EPROTO;
-		if (chan ? !conn->riders[chan] :
-		    conn->state != EXS_CONN_CLOSED &&
+		if (chan && !conn->riders[chan])
+			return -EPROTO;
+		if (!chan && conn->state != EXS_CONN_CLOSED &&
 		    !exs_rx_bytes(conn, exs_rx_rec_imm(rlen, flags),
 				  buf + off))
 			return -EPROTO;

@@ -55,14 +55,15 @@ bool exs_conn_awaits_ack(const struct exs_conn *conn)
  */
 unsigned long exs_conn_unacked_since(const struct exs_conn *conn)
 {
-	unsigned long since = conn->last_acked;
+	unsigned long batched;
 
 	if (!exs_batch_awaits(conn))
-		return since;
-	if ((s32)(conn->sq_signaled - conn->sq_tail) <= 0)
-		return exs_batch_waiting_since(conn);
-	return time_before(since, exs_batch_waiting_since(conn)) ?
-	       since : exs_batch_waiting_since(conn);
+		return conn->last_acked;
+	batched = exs_batch_waiting_since(conn);
+	if ((s32)(conn->sq_signaled - conn->sq_tail) <= 0 ||
+	    time_after(conn->last_acked, batched))
+		return batched;
+	return conn->last_acked;
 }
 
 /* Nothing may follow ib_drain_qp()'s marker (a completion handler
