@@ -63,6 +63,8 @@ exs-run iperf3 -c 10.0.0.2 -p 5201 -t 3 > /tmp/iperf3.out &
 sleep 2
 echo "   exsconfig sockets, while it runs:"
 exsconfig sockets | sed 's/^/   /'
+echo "   exsconfig links, the queue pairs to host b that carry them:"
+exsconfig links | sed 's/^/   /'
 wait
 grep -E 'sender|receiver' /tmp/iperf3.out
 transport

@@ -59,7 +59,9 @@
 #define WIRE_IMM_CHAN_SHIFT	24
 #define WIRE_REQ_RESUME	1	/* a REQ's flags */
 #define WIRE_REQ_SHARE	2
-#define WIRE_VERSION	4
+#define WIRE_VERSION	5	/* the REQ offers 3 to 5 (wire.h) */
+#define WIRE_VERSION_MIN	3
+#define WIRE_REQ_VMIN(v)	((v) << 8)
 
 /* the wire structures of net/af_exs/wire.h, big endian: written again
  * here on purpose, so that a change of the kernel's layout breaks this test
@@ -238,6 +240,11 @@ static void send_open_type(uint8_t type, uint16_t chan, uint32_t cursor,
 	}, *bad;
 
 	o.req.ring_rkey = htobe32(rkey);
+	/* the version the QP speaks, alone, as the server's QP wants it:
+	 * each case breaks one rule, not this one
+	 */
+	o.req.flags = htons((ntohs(o.req.flags) & 0xff) |
+			    WIRE_REQ_VMIN(WIRE_VERSION));
 	memcpy(buf, &o, sizeof(o));
 	if (ibv_post_send(id->qp, &wr, &bad))
 		die("ibv_post_send");
@@ -281,6 +288,7 @@ static void good_req(struct wire_req *req, size_t *len)
 
 	memset(req, 0, sizeof(*req));
 	req->version = WIRE_VERSION;
+	req->flags = htons(WIRE_REQ_VMIN(WIRE_VERSION_MIN));
 	req->family = 4;
 	req->sport = htons(40000 + getpid() % 20000);
 	req->dport = dst->sin_port;
@@ -362,6 +370,7 @@ static void await_msg(uint8_t type)
 static void req_version(struct wire_req *q, size_t *len)
 {
 	q->version = 200;
+	q->flags = htons(WIRE_REQ_VMIN(200));
 }
 
 static void req_family(struct wire_req *q, size_t *len)
@@ -396,17 +405,31 @@ static void req_port(struct wire_req *q, size_t *len)
 
 static void req_flags(struct wire_req *q, size_t *len)
 {
-	q->flags = htons(4);
+	q->flags |= htons(4);
 }
 
 static void req_resume(struct wire_req *q, size_t *len)
 {
-	q->flags = htons(WIRE_REQ_RESUME);
+	q->flags |= htons(WIRE_REQ_RESUME);
 }
 
 static void req_mapped(struct wire_req *q, size_t *len)
 {
 	q->saddr[10] = 0;
+}
+
+/* 127.0.0.1, IPv4-mapped: a source an RDMA peer can never prove */
+static void claim_loopback(uint8_t *saddr)
+{
+	static const uint8_t lo[16] = { [10] = 0xff, [11] = 0xff,
+					[12] = 127, [15] = 1 };
+
+	memcpy(saddr, lo, sizeof(lo));
+}
+
+static void req_source(struct wire_req *q, size_t *len)
+{
+	claim_loopback(q->saddr);
 }
 
 static void overrun(uint32_t rkey, uint32_t rlen)
@@ -558,6 +581,18 @@ static void join_unshared(uint32_t rkey, uint32_t rlen)
 	send_open_type(WIRE_JOIN, 0, 1, mr->rkey);
 }
 
+/* a JOIN whose stream claims a source the QP does not come from: the
+ * server REFUSEs it; then a message of no known type ends the case as
+ * the others end
+ */
+static void join_source(uint32_t rkey, uint32_t rlen)
+{
+	claim_loopback(sent_req.saddr);
+	send_open_type(WIRE_JOIN, 0, 1, mr->rkey);
+	await_msg(WIRE_REFUSE);
+	send_msg(99, 0, 8);
+}
+
 /* a parked rider's OPEN names its channel, and ours in the cursor */
 static void open_chan(uint32_t rkey, uint32_t rlen)
 {
@@ -702,6 +737,7 @@ struct bad_case {
 	 */
 	bool refused;
 	bool share;		/* our REQ builds a QP to carry more */
+	bool v3;		/* our REQ speaks version 3 alone */
 };
 
 #define REQ(n, f, w)	{ .name = n, .what = w, .req = f }
@@ -720,6 +756,7 @@ static const struct bad_case cases[] = {
 	REQ("req-mapped", req_mapped, "an IPv4 REQ with IPv6 addresses"),
 	REQ("req-flags", req_flags, "a REQ with a flag nobody defined"),
 	REQ("req-resume", req_resume, "a REQ resuming a connection the server never had"),
+	REQ("req-source", req_source, "a REQ claiming TCP source 127.0.0.1"),
 	RUN("overrun", overrun, "a write longer than the ring's free space"),
 	RUN("short-imm", short_imm, "a write longer than its immediate announces"),
 	RUN("zero-write", zero_write, "a write announcing zero bytes"),
@@ -750,9 +787,12 @@ static const struct bad_case cases[] = {
 	RUN("chan-msg", chan_msg, "a CREDIT to a channel nobody has"),
 	RUN("join-unshared", join_unshared, "a JOIN on a QP not built to carry more"),
 	RUN("batch-unshared", batch_unshared, "a BATCH on a QP not built to carry more"),
+	SHR("join-source", join_source, "a JOIN claiming TCP source 127.0.0.1"),
 	SHR("batch-chan", batch_chan, "a BATCH with bytes for a channel nobody has"),
 	SHR("batch-count", batch_count, "a BATCH of fewer records than it says"),
 	SHR("batch-after-fin", batch_after_fin, "a BATCH after FIN"),
+	{ .name = "batch-v3", .what = "a BATCH on a shared QP that speaks version 3",
+	  .run = batch_unshared, .share = true, .v3 = true },
 	RUN("open-chan", open_chan, "an OPEN for a parked rider, on a QP not built to carry more"),
 	RUN("resume-unasked", resume_unasked, "a RESUME on a connection whose QP never failed"),
 	RUN("open-ring", open_ring, "an OPEN on a parked QP naming another ring"),
@@ -862,8 +902,12 @@ int main(int argc, char **argv)
 		post_recvs();
 
 	good_req(&req, &len);
+	if (c->v3) {		/* as a version-3 host's REQ reads */
+		req.version = WIRE_VERSION_MIN;
+		req.flags = 0;
+	}
 	if (c->share)
-		req.flags = htons(WIRE_REQ_SHARE);
+		req.flags |= htons(WIRE_REQ_SHARE);
 	sent_req = req;
 	if (c->req)
 		c->req(&req, &len);

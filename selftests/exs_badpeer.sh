@@ -87,11 +87,23 @@ sysctl -qw net.exs.connect_timeout_ms=30000
 while read -r name what; do
 	before_err=$(exs_stat ProtocolErrors)
 	before_rej=$(exs_stat RdmaReject)
+	before_src=$(exs_stat AcceptBadSource)
 	exs_run "$what ($name): the server ends it" \
 		exs_badpeer -a $addr -p $port -c "$name" -t 60
 	err=$(($(exs_stat ProtocolErrors) - before_err))
 	rej=$(($(exs_stat RdmaReject) - before_rej))
+	src=$(($(exs_stat AcceptBadSource) - before_src))
 	case $name in
+	req-source)
+		# a TCP source the QP's own does not prove: refused, as a
+		# host whose map does not say so is (no protocol error)
+		exs_assert "$name: rejected, counted as AcceptBadSource" \
+			'[ "$rej" -ge 1 ] && [ "$src" = 1 ] && [ "$err" = 0 ]' ;;
+	join-source)
+		exs_check "$name: refused, counted as AcceptBadSource" \
+			[ "$src" = 1 ]
+		exs_check "$name: its last message counted as a protocol error" \
+			[ "$err" -ge 1 ] ;;
 	req-version|req-empty)
 		# no private data reads as version 0: a version mismatch
 		exs_check "$name: rejected and counted" [ "$rej" -ge 1 ] ;;

@@ -179,6 +179,229 @@ PY
 	exs_check "$name: the transfer completes" wait "${EXS_PIDS[-1]}"
 fi
 
+# links_carry LINKS SOCKS KEY PORT N NODE: the sockets whose KEY
+# (peer_port at the client, local_port at the server) is PORT are N
+# established RDMA sockets that all name one link, the only link that
+# carries N streams: shared, up, to NODE (- for any)
+links_carry() {
+	python3 - "$@" <<'PY'
+import json, sys
+links, socks = (json.load(open(f)) for f in sys.argv[1:3])
+key, port, n, node = sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+mine = [s for s in socks if s.get(key) == port and s.get("state") == "ESTAB"]
+named = {s.get("link") for s in mine}
+full = [l for l in links if l.get("streams", 0) >= n]
+ok = (len(mine) == n and all(s.get("transport") == "rdma" for s in mine) and
+      len(named) == 1 and len(full) == 1 and full[0].get("id") in named and
+      full[0].get("streams") == n and full[0].get("shared") is True and
+      full[0].get("state") == "up" and node in ("-", full[0].get("node")))
+if not ok:
+    print(f"# sockets on {port}: {mine}")
+    print(f"# links: {links}")
+sys.exit(0 if ok else 1)
+PY
+}
+
+# links_grew LINKS1 LINKS2 N BYTES: the link that carries N streams
+# (links_carry) counted at least N * BYTES more each way, and no resume
+links_grew() {
+	python3 - "$@" <<'PY'
+import json, sys
+before, after = (json.load(open(f)) for f in sys.argv[1:3])
+n, nbytes = int(sys.argv[3]), int(sys.argv[4])
+old = [l for l in before if l.get("streams", 0) >= n]
+new = [l for l in after if old and l.get("id") == old[0].get("id")]
+ok = (len(old) == 1 and len(new) == 1 and
+      all(new[0].get(k, 0) - old[0].get(k, 0) >= n * nbytes
+          for k in ("bytes_sent", "bytes_received")) and
+      "resumes" in old[0] and
+      new[0].get("resumes", -1) == old[0]["resumes"])
+if not ok:
+    print(f"# before: {old}")
+    print(f"# after: {new}")
+sys.exit(0 if ok else 1)
+PY
+}
+
+# The link dump.  With net.exs.share_qp 1, five connections to b ride one
+# queue pair: one link at each end, whose streams count them all and
+# whose bytes grow by what they move, and each RDMA socket names it.
+# exs_share.py holds them open while exsconfig looks, once they are up
+# (a, then b) and once they moved 1 MiB each way each.  An ack timeout
+# of its own keeps the queue pairs other cases parked out of it (a
+# connection shares or reuses only one built with the one in force).
+name="exsconfig links: one shared link carries the connections to b"
+port=23013 n=4
+if [ "$host" = b ]; then
+	shared=$(exs_stat AcceptShared)
+	exs_bg exs-run python3 "$here/exs_share.py" listen $port $n \
+		2> "$EXS_TMP/links.err"
+	server=${EXS_PIDS[-1]}
+	exs_wait_listen $port 60
+	ready "$name"
+	if exs_wait_file "$share/links.look" 120; then
+		exsconfig -j links > "$EXS_TMP/links.b.json"
+		exsconfig -j sockets > "$EXS_TMP/socks.b.json"
+	fi
+	touch "$share/links.seen"
+	if wait "$server"; then
+		exs_ok "$name: server side"
+	else
+		exs_fail "$name: server side"
+		sed 's/^/#   /' "$EXS_TMP/links.err"
+	fi
+	exs_check "$name: b: a JOIN for each but the first" \
+		[ $(($(exs_stat AcceptShared) - shared)) -eq $n ]
+	exs_check "$name: b: one link carries the $((n + 1)) streams, each socket names it" \
+		links_carry "$EXS_TMP/links.b.json" "$EXS_TMP/socks.b.json" \
+		local_port $port $((n + 1)) -
+else
+	# exs_share.py's look: both dumps, and the first time b's too
+	cat > "$EXS_TMP/look" <<LOOK
+#!/bin/bash
+exsconfig -j links > "$EXS_TMP/links.\$1.json" &&
+	exsconfig -j sockets > "$EXS_TMP/socks.\$1.json" &&
+	exsconfig links > "$EXS_TMP/links.\$1.txt" || exit 1
+[ "\$1" = 1 ] || exit 0
+touch "$share/links.look"
+for _ in \$(seq 600); do
+	[ -e "$share/links.seen" ] && exit 0
+	sleep 0.1
+done
+exit 1
+LOOK
+	chmod +x "$EXS_TMP/look"
+	shared=$(exs_stat ConnectShared)
+	await_ready "$name" || exs_fail "$name" "server never ready"
+	exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=20
+	exs_run "$name" exs-run python3 "$here/exs_share.py" \
+		hold $peer4 $port $n "$(kib 1024)" "$EXS_TMP/look"
+	exs_sysctl_restore
+	exs_check "$name: a: all but the first rode its queue pair" \
+		[ $(($(exs_stat ConnectShared) - shared)) -eq $n ]
+	exs_check "$name: a: one link to b carries the $((n + 1)) streams, each socket names it" \
+		links_carry "$EXS_TMP/links.1.json" "$EXS_TMP/socks.1.json" \
+		peer_port $port $((n + 1)) $peer4
+	exs_check "$name: a: still so once they moved their bytes" \
+		links_carry "$EXS_TMP/links.2.json" "$EXS_TMP/socks.2.json" \
+		peer_port $port $((n + 1)) $peer4
+	exs_check "$name: a: its bytes grew by what they moved, each way" \
+		links_grew "$EXS_TMP/links.1.json" "$EXS_TMP/links.2.json" \
+		$((n + 1)) "$(kib 1024)"
+	exs_check "$name: a: exsconfig links prints it" \
+		grep -Eq "^[0-9]+ +up +$peer4 +inet +[^ ]+ +yes +$((n + 1)) " \
+		"$EXS_TMP/links.2.txt"
+fi
+
+# Concurrent first connects: 16 connects to b start at once, with no
+# queue pair to b up (an ack timeout of its own): the first builds one
+# link, the others wait for it and then join it (link_table.c), rather
+# than each build a queue pair of its own.
+#
+# Then the same burst once that link and its streams are parked: each
+# connect takes a parked stream and OPENs on it (reuse.c), or waits for
+# the link coming up again and joins it; none builds another while it
+# is reopening (exs_link_reopen()).  Both ends keep parked queue pairs
+# for a minute here, so that it is still parked.
+# burst_serve NAME PORT: b's server for a burst, n + 1 connections
+burst_serve() {
+	local server
+	exs_bg exs-run python3 "$here/exs_share.py" listen "$2" $n \
+		2> "$EXS_TMP/burst.$2.err"
+	server=${EXS_PIDS[-1]}
+	exs_wait_listen "$2" 60
+	ready "$1"
+	if wait "$server"; then
+		exs_ok "$1: server side"
+	else
+		exs_fail "$1: server side"
+		sed 's/^/#   /' "$EXS_TMP/burst.$2.err"
+	fi
+}
+
+burst2_b() {
+	local name="16 connects at once, their link parked: it carries them all"
+	local shared reused
+	shared=$(exs_stat AcceptShared) reused=$(exs_stat AcceptReuse)
+	burst_serve "$name" 23015
+	exs_check "$name: b: each came by an OPEN on a parked end or a JOIN" \
+		[ $(($(exs_stat AcceptShared) - shared + $(exs_stat AcceptReuse) - reused)) -eq $((n + 1)) ]
+}
+
+# burst_link FILE: the id of the link that carried the first burst
+burst_link() {
+	python3 -c 'import json, sys
+print(*[l["id"] for l in json.load(open(sys.argv[1]))
+        if l.get("streams", 0) > int(sys.argv[2])][:1])' "$1" "$n"
+}
+
+# link_state ID STATE: exsconfig lists link ID in STATE
+link_state() {
+	exsconfig -j links > "$EXS_TMP/burst.state" &&
+	python3 -c 'import json, sys
+sys.exit(not any(str(l["id"]) == sys.argv[2] and l["state"] == sys.argv[3]
+                 for l in json.load(open(sys.argv[1]))))' \
+		"$EXS_TMP/burst.state" "$1" "$2"
+}
+
+burst2_a() {
+	local name="16 connects at once, their link parked: it carries them all"
+	local port=23015 id reused
+	id=$(burst_link "$EXS_TMP/burst.links.1")
+	if [ -z "$id" ] || ! exs_wait_until 30 link_state "$id" parked; then
+		exs_fail "$name" "link ${id:-?} never parked"
+		return
+	fi
+	shared=$(exs_stat ConnectShared) rdma=$(exs_stat ConnectRdma)
+	reused=$(exs_stat ConnectReuse)
+	sed -i "s/burst\.links\./burst2.links./; s/burst\.socks\./burst2.socks./" \
+		"$EXS_TMP/burst.look"
+	await_ready "$name" || exs_fail "$name" "server never ready"
+	exs_run "$name" exs-run python3 "$here/exs_share.py" \
+		burst $peer4 $port $n "$(kib 256)" "$EXS_TMP/burst.look"
+	exs_assert "$name: a: all $((n + 1)) over RDMA, each on a parked stream or joined" \
+		'[ $(($(exs_stat ConnectRdma) - rdma)) -eq $((n + 1)) ] &&
+		 [ $(($(exs_stat ConnectReuse) - reused)) -ge 1 ] &&
+		 [ $(($(exs_stat ConnectReuse) - reused + $(exs_stat ConnectShared) - shared)) -eq $((n + 1)) ]'
+	exs_check "$name: a: link $id carries the $((n + 1)) streams" \
+		eval 'links_carry "$EXS_TMP/burst2.links.1" \
+			"$EXS_TMP/burst2.socks.1" peer_port $port $((n + 1)) \
+			$peer4 && [ "$(burst_link "$EXS_TMP/burst2.links.1")" = "$id" ]'
+}
+
+name="16 connects at once build one link"
+port=23014 n=15
+if [ "$host" = b ]; then
+	exs_sysctl net.exs.reuse_idle_ms=60000
+	shared=$(exs_stat AcceptShared)
+	burst_serve "$name" $port
+	exs_check "$name: b: a JOIN for each but the first" \
+		[ $(($(exs_stat AcceptShared) - shared)) -eq $n ]
+	burst2_b
+else
+	printf '#!/bin/sh\nexsconfig -j links > %s/burst.links.$1 && exsconfig -j sockets > %s/burst.socks.$1\n' \
+		"$EXS_TMP" "$EXS_TMP" > "$EXS_TMP/burst.look"
+	chmod +x "$EXS_TMP/burst.look"
+	shared=$(exs_stat ConnectShared) rdma=$(exs_stat ConnectRdma)
+	waited=$(exs_stat ConnectLinkWait)
+	await_ready "$name" || exs_fail "$name" "server never ready"
+	exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=21 \
+		net.exs.reuse_idle_ms=60000
+	exs_run "$name" exs-run python3 "$here/exs_share.py" \
+		burst $peer4 $port $n "$(kib 256)" "$EXS_TMP/burst.look"
+	exs_assert "$name: a: all $((n + 1)) over RDMA, all but one joined" \
+		'[ $(($(exs_stat ConnectRdma) - rdma)) -eq $((n + 1)) ] &&
+		 [ $(($(exs_stat ConnectShared) - shared)) -eq $n ]'
+	# one at least found the link coming up (the rest may find it up)
+	exs_check "$name: a: connects waited for the link coming up ($(($(exs_stat ConnectLinkWait) - waited)))" \
+		[ $(($(exs_stat ConnectLinkWait) - waited)) -ge 1 ]
+	exs_check "$name: a: one link to b carries the $((n + 1)) streams, each socket names it" \
+		links_carry "$EXS_TMP/burst.links.1" "$EXS_TMP/burst.socks.1" \
+		peer_port $port $((n + 1)) $peer4
+	burst2_a
+fi
+exs_sysctl_restore
+
 # delayed_ack_fraction: credits return every 1/N of the ring; with 32
 # rather than 2, the same transfer returns them more often.  Only "more":
 # a sender low on window asks for its credits at once whatever N is, and on
@@ -301,12 +524,18 @@ sys.exit(0 if any(x[\"transport\"] == \"tcp\" and x[\"fallback\"] == \"policy\"
                   and x[\"peer_port\"] == 23023 for x in s) else 1)'"
 exsconfig policy auto
 
-# counters: JSON matches /proc, a reset zeroes them
+# counters: JSON matches /proc, a reset zeroes them.  Parked QPs expire
+# and links go in the background, so a counter may move between reads:
+# each JSON value must lie between /proc's before and after it.
 exs_check "exsconfig -j stats agrees with /proc/net/exs_stat" \
 	python3 -c "import json, subprocess, sys
+def proc():
+    return {k: int(v) for k, v in (l.split() for l in open('/proc/net/exs_stat'))}
+p0 = proc()
 j = json.loads(subprocess.check_output(['exsconfig', '-j', 'stats']))
-p = dict(l.split() for l in open('/proc/net/exs_stat'))
-sys.exit(0 if j and all(int(p[k]) == v for k, v in j.items()) else 1)"
+p1 = proc()
+sys.exit(0 if j and set(j) <= set(p1) and
+         all(p0[k] <= v <= p1[k] for k, v in j.items()) else 1)"
 
 # ---- namespaces -------------------------------------------------------------
 
@@ -410,6 +639,7 @@ exs_assert "unprivileged reads work" \
 	'nobody exsconfig map >/dev/null &&
 	nobody exsconfig stats >/dev/null &&
 	nobody exsconfig sockets >/dev/null &&
+	nobody exsconfig links >/dev/null &&
 	nobody exsconfig policy >/dev/null'
 if unshare -Ur true 2>/dev/null; then
 	exs_assert "root of a new user namespace may not write the initial namespace" \

@@ -13,6 +13,9 @@
 #      connection ends cleanly on both hosts (intact, or ETIMEDOUT/reset
 #      as TCP's would) and a connect meanwhile fails as TCP's; after an
 #      outage, connects use RDMA again.
+#   4b. A stream's queue pair closed while a's link is down waits for the
+#      link to come back before it is destroyed (Soft-RoCE's packets held
+#      by the netdev hold the QP), then goes.
 #   5. Host b dies mid-stream (no FIN, no DREQ: it goes silent, then its
 #      kernel stops dead and its QEMU exits): a's busy connection fails
 #      with ETIMEDOUT, as TCP's would, within a bound; so do a blocked
@@ -259,6 +262,83 @@ else
 fi
 await "$name.again"
 counted_xfer "link up again: connect uses RDMA" 22010 exs ConnectRdma
+
+# --- 4b. a queue pair closed while its port is down ------------------------
+# The client is killed mid-stream while a's link is down: its QP's destroy
+# waits for the port (RdmaPortDownWaits), since rxe's packets held by the
+# netdev keep references on the QP until it is up again; destroyed under
+# them, the QP is freed 50 s later with those packets still to come back
+# (the debug kernel's refcount underflow in rxe_skb_tx_dtor).  Once the
+# link is up, the wait ends and the link goes.
+name="a queue pair closed while its port is down"
+# link_ids: the ids of this namespace's links, one a line; fails when
+# exsconfig does, so that no check below passes on an empty answer
+link_ids() {
+	local j
+	j=$(exsconfig -j links) || return 2
+	python3 -c 'import json, sys
+for l in json.load(sys.stdin): print(l["id"])' <<< "$j"
+}
+# link_listed ID: 0 listed, 1 not, 2 no answer
+link_listed() {
+	local ids
+	ids=$(link_ids) || return 2
+	grep -qxF "$1" <<< "$ids"
+}
+link_gone() { link_listed "$1"; [ $? = 1 ]; }
+if [ "$host" = b ]; then
+	exs_bg exs_connect -l -x -p 22011 -e exs -n $big -m block \
+		>/dev/null 2>&1
+	exs_wait_listen 22011 10
+	say "$name.ready"
+	await "$name.done" 400
+	kill "${EXS_PIDS[-1]}" 2>/dev/null
+	wait "${EXS_PIDS[-1]}" 2>/dev/null
+else
+	await "$name.ready"
+	# no other link (the last case's parked QP idles out in 10 s), so
+	# that the wait counted is this stream's QP's
+	exs_wait_until 60 eval '[ -z "$(link_ids)" ]'
+	waits=$(exs_stat RdmaPortDownWaits)
+	# a link of its own, not a parked one of an earlier case's: its
+	# stream's close is what destroys its QP
+	exs_sysctl net.exs.reuse_idle_ms=0
+	exs_bg exs_connect -x -a $peer4 -p 22011 -e exs -n $big -m block \
+		>/dev/null 2>&1
+	if streaming "$name"; then
+		# the stream's link, as the socket dump names it
+		link=$(exsconfig -j sockets | python3 -c 'import json, sys
+print(*[s["link"] for s in json.load(sys.stdin)
+        if s.get("peer_port") == 22011 and s.get("link")][:1])')
+		ip link set exs0 down
+		exs_tally faults 1
+		kill -9 "${EXS_PIDS[-1]}"
+		wait "${EXS_PIDS[-1]}" 2>/dev/null
+		exs_check "$name: a: its destroy waits for the port (RdmaPortDownWaits)" \
+			exs_wait_until 90 \
+			eval '[ "$(exs_stat RdmaPortDownWaits)" -gt "$waits" ]'
+		# past the teardown's own waits (its ABORT's ack: 8 s at most)
+		sleep 20
+		exs_assert "$name: a: its link ($link) stays while the port is down" \
+			'[ -n "$link" ] && link_listed "$link"'
+		ip link set exs0 up
+		exs_check "$name: a: its link goes once the port is up" \
+			exs_wait_until 90 link_gone "$link"
+		exs_sysctl_restore
+	else
+		exs_sysctl_restore
+		exs_fail "$name" "the stream never ran over RDMA"
+	fi
+	say "$name.done"
+fi
+await "$name.done" 400
+# as after the first outage: rxe's CM needs its device re-created, on
+# both hosts (b's kept the cut connection's state too)
+rdma link delete rxe0
+rdma link add rxe0 type rxe netdev exs0
+exs_wait_until 30 grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state
+say "$name.rxe"
+await "$name.rxe" 120
 
 # --- 5. host b dies mid-stream -----------------------------------------------
 # b first goes silent (its egress drops every frame: a sees nothing more

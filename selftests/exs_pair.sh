@@ -180,6 +180,41 @@ share_park() {
 }
 share_park
 
+# A parked rider whose OPEN is refused (nothing listens at that port)
+# parks again at both ends, as a parked queue pair does, and the next
+# connect still takes it.  Connection 0 stays open; 1 joins, ends and
+# parks; a connect to a port without a listener takes the rider, is
+# refused as TCP's, and the rider parks again; 2 and 3 each take it.
+share_park_refused() {
+	local name="ipv4 exs, a parked rider whose OPEN was refused parks again"
+	local port=21026 noport=21027 n=3 bytes=$(kib 256) shared reused rej
+	local here
+	here=$(dirname "$0")
+	if [ "$host" = b ]; then
+		shared=$(exs_stat AcceptShared) reused=$(exs_stat AcceptReuse)
+		exs_sysctl net.exs.reuse_idle_ms=10000
+		share_serve "$name" $port $n park
+		exs_sysctl_restore
+		exs_assert "$name: b: one JOIN, then OPENs on the parked rider" \
+			'[ $(($(exs_stat AcceptShared) - shared)) -eq 1 ] &&
+			[ $(($(exs_stat AcceptReuse) - reused)) -eq $((n - 1)) ]'
+	else
+		shared=$(exs_stat ConnectShared) reused=$(exs_stat ConnectReuse)
+		rej=$(exs_stat FallbackPeerReject)
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=24 \
+			net.exs.reuse_idle_ms=10000
+		exs_run "$name" exs-run python3 "$here/exs_share.py" \
+			park $peer4 $port $n "$bytes" 0 $noport
+		exs_sysctl_restore
+		exs_assert "$name: a: one JOIN, one refusal, the rider taken after it" \
+			'[ $(($(exs_stat ConnectShared) - shared)) -eq 1 ] &&
+			[ $(($(exs_stat FallbackPeerReject) - rej)) -eq 1 ] &&
+			[ $(($(exs_stat ConnectReuse) - reused)) -eq $((n - 1)) ]'
+	fi
+}
+share_park_refused
+
 # Small messages on a shared queue pair go in batches (batch.c): while
 # one awaits its ack, the next ones of every connection on it gather in
 # the next.  Nine connections exchange small messages at once, each
@@ -411,6 +446,130 @@ arp_late() {
 	[ "$host" = b ] && wait "$restore"
 }
 arp_late
+
+# Version negotiation: a host capped one wire version lower (the module's
+# wire_version) still speaks RDMA with one that is not, as acceptor (it
+# picks the lower version from the connector's range) and as connector
+# (its REQ names the lower version alone): the connection is RDMA at both
+# ends, and its link speaks the lower version (exsconfig's links, looked
+# at while the connection is open).  An ack timeout of its own builds a
+# new queue pair for each half: a parked or shared one would carry the
+# version it was built with.
+exs_wire_param=/sys/module/af_exs/parameters/wire_version
+link_speaks() {	# link_speaks LINKS SOCKS PORT VERSION
+	python3 - "$@" <<'PY'
+import json, sys
+links, socks = (json.load(open(f)) for f in sys.argv[1:3])
+port, version = int(sys.argv[3]), int(sys.argv[4])
+mine = [s for s in socks if s.get("peer_port") == port]
+ids = {s.get("link") for s in mine}
+ok = (len(mine) == 1 and mine[0].get("transport") == "rdma" and
+      [l.get("version") for l in links if l.get("id") in ids] == [version])
+if not ok:
+    print(f"# sockets to {port}: {mine}")
+    print(f"# links: {links}")
+sys.exit(0 if ok else 1)
+PY
+}
+wire_capped() {	# wire_capped HOST ACK-TIMEOUT PORT: HOST speaks one lower
+	local name="$1 capped one wire version lower" v pkts rdma
+	local here
+	here=$(dirname "$0")
+	v=$(cat "$exs_wire_param")
+	pkts=$(exs_rdma_pkts)
+	[ "$host" = "$1" ] && echo $((v - 1)) > "$exs_wire_param"
+	if [ "$host" = b ]; then
+		rdma=$(exs_stat AcceptRdma)
+		share_serve "$name" "$3" 0
+		exs_check "$name: b: accepted over RDMA" \
+			[ $(($(exs_stat AcceptRdma) - rdma)) -eq 1 ]
+	else
+		printf '#!/bin/sh\nexsconfig -j links > %s.links.$1 && exsconfig -j sockets > %s.socks.$1\n' \
+			"$EXS_TMP/wire$3" "$EXS_TMP/wire$3" > "$EXS_TMP/wire$3.look"
+		chmod +x "$EXS_TMP/wire$3.look"
+		rdma=$(exs_stat ConnectRdma)
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_sysctl net.exs.ack_timeout="$2"
+		exs_run "$name" exs-run python3 "$here/exs_share.py" hold \
+			$peer4 "$3" 0 "$(kib 1024)" "$EXS_TMP/wire$3.look"
+		exs_sysctl_restore
+		exs_check "$name: a: connected over RDMA" \
+			[ $(($(exs_stat ConnectRdma) - rdma)) -eq 1 ]
+		exs_check "$name: a: its link speaks version $((v - 1))" \
+			link_speaks "$EXS_TMP/wire$3.links.1" \
+			"$EXS_TMP/wire$3.socks.1" "$3" $((v - 1))
+	fi
+	exs_check "$name: $host: the RDMA device carried the bytes" \
+		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * $(kib 1024) / 4096)) ]
+	[ "$host" = "$1" ] && echo "$v" > "$exs_wire_param"
+	# each host's cap stays its own until both are done
+	if [ "$host" = b ]; then
+		ready "$name: done"
+	else
+		await_ready "$name: done"
+	fi
+}
+if [ -w "$exs_wire_param" ]; then
+	wire_capped b 22 21024
+	wire_capped a 23 21025
+else
+	exs_skip "wire version negotiation" "no wire_version parameter"
+fi
+
+# Fair sharing: a 64-byte ping-pong whose link also carries a stream of
+# 64 KiB writes.  Its median latency under that load over its median
+# alone, against the same quotient for two TCP connections measured in
+# turns with it (exs_bench -w fair, three rounds each, medians): at most
+# twice TCP's.  Each AF_EXS round's stream rides the ping-pong's link
+# (JOIN, or a channel of it parked the round before), both over RDMA;
+# TCP's over TCP.
+share_fair() {
+	local name="a ping-pong beside a 64 KiB stream on its link: latency as TCP's" r
+	local out=$EXS_TMP/fair.json shared reused rdma
+	if [ "$host" = b ]; then
+		exs_bg exs_bench -s -f exs -p 21028
+		exs_bg exs_bench -s -f tcp -p 21029
+		exs_wait_listen 21028 30 && exs_wait_listen 21029 30
+		ready "$name"
+		await_done "$name"
+		kill "${EXS_PIDS[-1]}" "${EXS_PIDS[-2]}" 2>/dev/null
+		return
+	fi
+	await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+	shared=$(exs_stat ConnectShared) reused=$(exs_stat ConnectReuse)
+	rdma=$(exs_stat ConnectRdma)
+	exs_sysctl net.exs.share_qp=1
+	: > "$out"
+	for r in 1 2 3; do
+		exs_bench -c $peer4 -p 21028 -f exs -w fair -z 64 -t 2 >> "$out" &&
+		exs_bench -c $peer4 -p 21029 -f tcp -w fair -z 64 -t 2 >> "$out" ||
+			break
+	done
+	exs_sysctl_restore
+	done_ "$name"
+	# a round's connections JOIN the link, or OPEN on a channel of it
+	# parked by the round before (ConnectReuse): what no load stream
+	# may do is set up a queue pair of its own
+	exs_check "$name: a: no load stream on a queue pair of its own" \
+		[ $(($(exs_stat ConnectRdma) - rdma - $(exs_stat ConnectShared) + shared \
+		     - $(exs_stat ConnectReuse) + reused)) -le 3 ]
+	exs_run "$name" python3 - "$out" <<'PY'
+import json, statistics, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+q = {f: [r["lat_us"] / r["lat_alone_us"] for r in runs
+         if r["family"] == f and r["carrier"] == c]
+     for f, c in (("exs", "rdma"), ("tcp", "tcp-socket"))}
+if len(q["exs"]) != 3 or len(q["tcp"]) != 3:
+    sys.exit(f"runs on the wrong transport, or missing: {runs}")
+exs, tcp = statistics.median(q["exs"]), statistics.median(q["tcp"])
+print(f"loaded/alone latency: AF_EXS {exs:.2f} (rounds {q['exs']}), "
+      f"TCP {tcp:.2f} (rounds {q['tcp']}), ratio {exs / tcp:.2f}")
+sys.exit(0 if exs <= 2 * tcp else 1)
+PY
+	# both quotients, printed whatever the verdict
+	sed 's/^/# /' "$EXS_TMP/run.log" | tail -n 1
+}
+share_fair
 
 # unmodified_run NAME "SERVER CMD" "CLIENT CMD": both under exs-run
 unmodified_run() {

@@ -45,7 +45,10 @@ sysctl -qw net.exs.share_qp=0
 # from the cache the last case fails
 mtu0=$(cat /sys/class/net/exs0/mtu)
 ip link set exs0 mtu 9000 || exs_skip_all mtu "exs0 takes no MTU 9000"
-trap 'echo 1 > $param; tc qdisc del dev exs0 root 2>/dev/null
+hold=/sys/kernel/debug/af_exs/hold_teardown_ms
+held=/sys/kernel/debug/af_exs/held_teardowns
+trap 'echo 1 > $param; echo 0 > $hold 2>/dev/null
+	tc qdisc del dev exs0 root 2>/dev/null
 	ip link set exs0 mtu $mtu0; exs_cleanup' EXIT
 exs_sysctl net.exs.neg_cache_ttl_ms=0 net.exs.connect_timeout_ms=60000
 secs=$((300 + bytes / 100000))
@@ -491,6 +494,89 @@ elif wait "${EXS_PIDS[-1]}"; then
 else
 	exs_ok "$name: $host: the transfer fails"
 	sed 's/^/#   /' "$EXS_TMP/off.err"
+fi
+want "$name" && sync_case $port
+
+# Resuming off, a shared QP fails under a stream whose peer's FIN came
+# and which still sends: the QP's first connection ends, frees the PD,
+# and that stream's teardown is held 3 s (hold_teardown_ms) before it
+# marks it closing.  Its sends meanwhile must find the QP gone and end as
+# TCP's would (EPIPE or ECONNRESET); before 4e5bc4b they read the freed
+# PD, or NULL (issue 41's first race).
+name="resuming off, a half-closed stream sends as its shared QP fails"
+port=26030
+if ! want "$name"; then
+	:
+elif [ ! -w $hold ]; then
+	exs_skip "$name" "no $hold"
+elif [ "$host" = b ]; then
+	# the first stream lasts until its QP fails (16 GiB)
+	exs_bg exs_connect -l -x -p $port -e exs -n $((16 << 30)) -t "$secs" \
+		>/dev/null 2>&1
+	# the second stream's server says FIN at once, then reads
+	timeout 300 exs-run python3 -c 'import socket, sys
+l = socket.create_server(("", int(sys.argv[1])))
+c = l.accept()[0]
+c.shutdown(socket.SHUT_WR)
+try:
+    while c.recv(65536):
+        pass
+except OSError:
+    pass' $((port + 1)) > /dev/null 2>&1 &
+	EXS_PIDS+=($!)
+	exs_wait_listen $port 10
+	exs_wait_listen $((port + 1)) 10
+	ready "$name"
+	exs_wait_file "$share/done.$port" 300
+	kill "${EXS_PIDS[@]: -2}" 2>/dev/null
+	wait "${EXS_PIDS[@]: -2}" 2>/dev/null
+else
+	await_ready "$name"
+	share_on
+	joined=$(exs_stat ConnectShared)
+	rdma=$(exs_stat ConnectRdma)
+	exs_bg exs_connect -x -a $peer4 -p $port -e exs -n $((16 << 30)) \
+		-t "$secs" >/dev/null 2>&1
+	exs_wait_until 60 eval '[ "$(exs_stat ConnectRdma)" != "$rdma" ]'
+	flowing
+	# a send every 50 ms: mostly none in flight when the QP fails, so
+	# the stream ends in order, not by a flushed request of its own
+	timeout 300 exs-run python3 -c 'import errno, os, socket, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+while s.recv(4096):
+    pass
+open(sys.argv[3], "w").close()
+end = time.time() + 60
+try:
+    while time.time() < end:
+        s.send(b"x" * 1024)
+        time.sleep(0.05)
+    print("no error")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))' \
+		$peer4 $((port + 1)) "$EXS_TMP/half.eof" > "$EXS_TMP/half.out" 2>&1 &
+	half=$!
+	if exs_wait_file "$EXS_TMP/half.eof" 60; then
+		exs_assert "$name: a: the second stream rides the first's QP" \
+			"[ \$(exs_stat ConnectShared) -gt $joined ]"
+		was=$(cat $held)
+		echo 3000 > $hold
+		echo 1 > $knob
+		wait $half
+		echo 0 > $hold
+		exs_assert "$name: a: its sends end as TCP's would ($(cat "$EXS_TMP/half.out"))" \
+			'grep -qxE "EPIPE|ECONNRESET" "$EXS_TMP/half.out"'
+		# the window was open: its teardown was held
+		exs_check "$name: a: its teardown was held ($(($(cat $held) - was)))" \
+			[ $(($(cat $held) - was)) -ge 1 ]
+	else
+		kill $half 2>/dev/null
+		exs_fail "$name" "the second stream never read its EOF: $(cat "$EXS_TMP/half.out")"
+	fi
+	share_off
+	kill "${EXS_PIDS[-1]}" 2>/dev/null
+	wait "${EXS_PIDS[-1]}" 2>/dev/null
+	touch "$share/done.$port"
 fi
 want "$name" && sync_case $port
 echo 1 > $param

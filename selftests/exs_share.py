@@ -25,13 +25,23 @@ With park, the first connection stays open while the N others come one
 after another, each moving BYTES as above and closing; the client waits
 until its end parked (exsconfig's Parked) before the next connect, which
 then takes the parked rider.  Before the last it waits GONE seconds
-more, for the server's end of the rider to be let go.
+more, for the server's end of the rider to be let go.  With NOPORT,
+before the second of them it connects to NOPORT, where nothing listens:
+that connect takes the parked rider, whose OPEN is refused, is refused
+as TCP's, and the rider must park again for the next.
+
+With hold, all N + 1 connections stay open while the shell command
+CMD looks at them from outside, twice: once they are up (CMD 1), and
+after each moved BYTES each way, echoed and checked (CMD 2).  With
+burst, the same, but the N + 1 connects all start at once.
 
   exs_share.py listen PORT N [park]
   exs_share.py connect ADDR PORT N BYTES
   exs_share.py pingpong ADDR PORT N ROUNDS
   exs_share.py stall ADDR PORT FLAG
-  exs_share.py park ADDR PORT N BYTES [GONE]
+  exs_share.py park ADDR PORT N BYTES [GONE [NOPORT]]
+  exs_share.py hold ADDR PORT N BYTES CMD
+  exs_share.py burst ADDR PORT N BYTES CMD
 
 Exit 0 when every byte came back as sent; 1, saying why, otherwise.
 """
@@ -231,23 +241,114 @@ def parked():
     sys.exit("exs_share: exsconfig stats shows no Parked")
 
 
-def park(addr, port, n, nbytes, gone):
+def await_parked(before, what):
+    deadline = time.monotonic() + 30
+    while parked() == before:
+        if time.monotonic() > deadline:
+            sys.exit(f"exs_share: {what} never parked")
+        time.sleep(0.05)
+
+
+def refused_open(addr, port):
+    """A connect to a port nobody listens on takes the parked rider: its
+    OPEN is refused, the connect is refused as TCP's, and the rider
+    parks again."""
+    before = parked()
+    try:
+        socket.create_connection((addr, port), timeout=TIMEOUT).close()
+        failures.append(f"a connect to port {port} was not refused")
+    except ConnectionRefusedError:
+        pass
+    await_parked(before, "the rider whose OPEN was refused")
+
+
+def park(addr, port, n, nbytes, gone, noport):
     first = opened(addr, port, 0)
     for idx in range(1, n + 1):
         if idx == n:
             time.sleep(gone)
+        if idx == 2 and noport:
+            refused_open(addr, noport)
         before = parked()
         s = opened(addr, port, idx)
         transfer(s, idx, nbytes)
-        deadline = time.monotonic() + 30
-        while parked() == before:
-            if time.monotonic() > deadline:
-                sys.exit(f"exs_share: connection {idx} never parked")
-            time.sleep(0.05)
+        await_parked(before, f"connection {idx}")
     first.shutdown(socket.SHUT_WR)
     if first.recv(1):
         failures.append("connection 0: bytes after the exchange")
     first.close()
+
+
+def exchanged(s, idx, nbytes):
+    """nbytes of idx's pattern each way, echoed and checked; s stays
+    open"""
+    want = pattern(idx, nbytes)
+    got = bytearray()
+
+    def reader():
+        try:
+            while len(got) < nbytes:
+                data = s.recv(min(65536, nbytes - len(got)))
+                if not data:
+                    return
+                got.extend(data)
+        except OSError as e:
+            failures.append(f"connection {idx}: {e}")
+
+    r = threading.Thread(target=reader)
+    r.start()
+    try:
+        s.sendall(want)
+    except OSError as e:
+        failures.append(f"connection {idx}: {e}")
+    r.join()
+    if bytes(got) != want:
+        failures.append(f"connection {idx}: {len(got)} of {nbytes} bytes "
+                        "came back, or not as sent")
+
+
+def look(cmd, step):
+    rc = subprocess.call(f"{cmd} {step}", shell=True)
+    if rc:
+        failures.append(f"'{cmd} {step}' exited with {rc}")
+
+
+def opened_at_once(addr, port, n):
+    """N + 1 connections whose connects all start together"""
+    socks = [None] * (n + 1)
+    go = threading.Barrier(n + 1)
+
+    def one(idx):
+        go.wait()
+        socks[idx] = opened(addr, port, idx)
+
+    threads = [threading.Thread(target=one, args=(idx,))
+               for idx in range(n + 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if None in socks:
+        sys.exit(f"exs_share: {socks.count(None)} connections failed")
+    return socks
+
+
+def hold(addr, port, n, nbytes, cmd, at_once=False):
+    socks = (opened_at_once(addr, port, n) if at_once else
+             [opened(addr, port, idx) for idx in range(n + 1)])
+    look(cmd, 1)
+    threads = [threading.Thread(target=exchanged, args=(s, idx, nbytes))
+               for idx, s in enumerate(socks)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    look(cmd, 2)
+    for idx, s in enumerate(socks):
+        s.shutdown(socket.SHUT_WR)
+        if s.recv(1):
+            failures.append(f"connection {idx}: bytes after the exchange")
+        s.close()
 
 
 def main():
@@ -256,7 +357,7 @@ def main():
         if args[3:] == ["park"]:
             reset_ok.clear()
         elif args[3:]:
-            sys.exit(__doc__.split("\n\n")[5])
+            sys.exit(__doc__.split("\n\n")[6])
         serve(int(args[1]), int(args[2]))
     elif len(args) == 5 and args[0] == "connect":
         client(args[1], int(args[2]), int(args[3]), int(args[4]))
@@ -264,11 +365,15 @@ def main():
         stall(args[1], int(args[2]), args[3])
     elif len(args) == 5 and args[0] == "pingpong":
         pingpong(args[1], int(args[2]), int(args[3]), int(args[4]))
-    elif len(args) in (5, 6) and args[0] == "park":
+    elif len(args) == 6 and args[0] in ("hold", "burst"):
+        hold(args[1], int(args[2]), int(args[3]), int(args[4]), args[5],
+             args[0] == "burst")
+    elif len(args) in (5, 6, 7) and args[0] == "park":
         park(args[1], int(args[2]), int(args[3]), int(args[4]),
-             float(args[5]) if len(args) == 6 else 0)
+             float(args[5]) if len(args) >= 6 else 0,
+             int(args[6]) if len(args) == 7 else 0)
     else:
-        sys.exit(__doc__.split("\n\n")[5])
+        sys.exit(__doc__.split("\n\n")[6])
     if failures:
         sys.exit("exs_share: " + "; ".join(failures))
 

@@ -141,7 +141,8 @@ exs_bg() {
 
 # exs_dump_stuck PID: why a job is still running, as TAP comments: where
 # each of its threads sleeps in the kernel, the host's AF_EXS sockets and
-# the RDMA device's state (for a CI log that must explain a hang)
+# links, and the RDMA device's state (for a CI log that must explain a
+# hang)
 exs_dump_stuck() {
 	local t
 	for t in /proc/"$1"/task/*; do
@@ -149,6 +150,7 @@ exs_dump_stuck() {
 		sed 's/^/#   /' "$t/stack" 2>/dev/null
 	done
 	exsconfig sockets 2>&1 | sed 's/^/# /'
+	exsconfig links 2>&1 | sed 's/^/# /'
 	rdma link show 2>&1 | sed 's/^/# /'
 	echo "# $(exs_stat_line)"
 }

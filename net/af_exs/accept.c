@@ -14,6 +14,7 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <rdma/ib_cm.h>
 #include <net/ipv6.h>
@@ -70,12 +71,15 @@ static void exs_child_event(struct exs_conn *conn)
 	}
 }
 
+/* A REJ in @version: the one picked for a REQ that parsed (a host of
+ * version 3 or 4 reads any other as "another version"), else ours.
+ */
 static int exs_reject(struct rdma_cm_id *id, struct net *net,
-		      enum exs_wire_reject why)
+		      enum exs_wire_reject why, u8 version)
 {
 	struct exs_wire_rep rej;
 
-	exs_wire_build_rej(&rej, why);
+	exs_wire_build_rej(&rej, why, version);
 	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	EXS_INC_STATS(net, EXS_MIB_RDMAREJECT);
 	return 1;	/* rdma_cm destroys the child id */
@@ -127,6 +131,29 @@ static void exs_child_unreserve(struct exs_listener *lsn)
 	exs_listener_put(lsn);
 }
 
+/* Whether @peer, from RDMA address @node, claims that address as its
+ * TCP-level source, as an AF_EXS connector does (its socket's own name
+ * is that address too: connect.c); counted if not.  Anything else would
+ * let an RDMA peer pose as any address to the program's checks, which
+ * accept() and getpeername() report (overview.rst, "Threat model").
+ */
+static bool exs_source_ok(struct net *net, const struct in6_addr *node,
+			  const struct exs_wire_peer *peer)
+{
+	/* a budget of its own: a flood of forged claims must not use up
+	 * net_ratelimit()'s, which the rest of networking shares
+	 */
+	static DEFINE_RATELIMIT_STATE(exs_source_rs, 5 * HZ, 5);
+
+	if (ipv6_addr_equal(node, &peer->saddr))
+		return true;
+	EXS_INC_STATS(net, EXS_MIB_BADSOURCE);
+	if (__ratelimit(&exs_source_rs))
+		pr_info("%pI6c claimed TCP source %pI6c: refused\n", node,
+			&peer->saddr);
+	return false;
+}
+
 /* Ours is the request's destination, theirs its source. */
 static void exs_child_ends(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer)
@@ -144,7 +171,8 @@ static int exs_accept_rep(struct exs_conn *conn, struct rdma_cm_id *id)
 	struct exs_wire_rep rep;
 	struct rdma_conn_param param = exs_conn_param(&rep, sizeof(rep));
 
-	exs_wire_build_rep(&rep, conn->mr->iova, conn->mr->rkey, conn->rsize);
+	exs_wire_build_rep(&rep, conn->version, conn->mr->iova, conn->mr->rkey,
+			   conn->rsize);
 	exs_conn_set_ack_timeout(id, conn->net);
 	return rdma_accept(id, &param);
 }
@@ -155,39 +183,59 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	struct net *net = lsn->net;
 	struct exs_wire_peer peer;
 	struct exs_conn *conn;
+	struct in6_addr node;
 	u32 rsize = 0, inline_max = 0;
 	int timeout_ms = exs_connect_timeout_ms(net);
 	__be16 unused;
 	int err;
 
+	/* A resume speaks its QP's version, whatever the cap is now
+	 * (exs_resume_matches()); a new QP, at most the cap.
+	 */
 	err = exs_wire_parse_req(ev->param.conn.private_data,
-				 ev->param.conn.private_data_len, &peer);
+				 ev->param.conn.private_data_len,
+				 EXS_WIRE_VERSION, &peer);
+	if (!err && !peer.resume) {
+		peer.version = exs_wire_pick_version(peer.version_min,
+						     peer.version,
+						     exs_wire_version_max());
+		if (!peer.version)
+			err = -EPROTONOSUPPORT;
+	}
 	if (err == -EPROTONOSUPPORT)
-		return exs_reject(id, net, EXS_WIRE_REJ_VERSION);
+		return exs_reject(id, net, EXS_WIRE_REJ_VERSION,
+				  exs_wire_version_max());
 	if (err || !exs_request_fits(lsn, &peer)) {
 		EXS_INC_STATS(net, EXS_MIB_PROTOERR);
-		return exs_reject(id, net, EXS_WIRE_REJ_INVALID);
+		return exs_reject(id, net, EXS_WIRE_REJ_INVALID,
+				  err ? exs_wire_version_max() : peer.version);
 	}
 	/* a connection of ours whose QP failed, not a new one */
 	if (peer.resume) {
 		err = exs_resume_request(id, net, &peer);
-		return err ? exs_reject(id, net, err) : 0;
+		return err ? exs_reject(id, net, err, peer.version) : 0;
 	}
+	/* the peer's RDMA address: where a resume's REQ must come from
+	 * (resume.c), and what the TCP-level source is checked against
+	 */
+	exs_addr_to_v6((struct sockaddr *)&id->route.addr.dst_addr, &node,
+		       &unused);
+	if (!exs_source_ok(net, &node, &peer))
+		return exs_reject(id, net, EXS_WIRE_REJ_INVALID, peer.version);
 
 	err = exs_child_reserve(lsn, &rsize, &inline_max);
 	if (err)
-		return exs_reject(id, net, err);
+		return exs_reject(id, net, err, peer.version);
 
 	conn = exs_conn_alloc(net, id, rsize, inline_max);
 	if (!conn)
 		goto nomem;
 	conn->passive = true;
 	conn->share = peer.share;
+	conn->version = peer.version;
 	conn->lsn = lsn;
 	exs_child_ends(conn, &peer);
-	/* where a resume's REQ must come from (resume.c) */
-	exs_addr_to_v6((struct sockaddr *)&id->route.addr.dst_addr,
-		       &conn->node, &unused);
+	conn->node = node;
 
 	err = exs_conn_create_qp(conn);
 	if (!err)
@@ -209,7 +257,7 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	exs_conn_put(conn);
 nomem:
 	exs_child_unreserve(lsn);
-	return exs_reject(id, net, EXS_WIRE_REJ_NOMEM);
+	return exs_reject(id, net, EXS_WIRE_REJ_NOMEM, peer.version);
 }
 
 /* The listener an OPEN names, as rdma_cm finds the one a REQ goes to: the
@@ -235,12 +283,15 @@ static struct exs_listener *exs_listener_find(struct net *net,
 /* The listener an OPEN or a JOIN names, and a place in its queue, as a
  * REQ takes one: 0, or an enum exs_wire_reject.
  */
-static int exs_child_claim(struct net *net, const struct exs_wire_peer *peer,
+static int exs_child_claim(struct net *net, const struct in6_addr *node,
+			   const struct exs_wire_peer *peer,
 			   struct exs_listener **lsnp, u32 *rsize,
 			   u32 *inline_max)
 {
 	int why = EXS_WIRE_REJ_NO_LISTENER;
 
+	if (!exs_source_ok(net, node, peer))
+		return EXS_WIRE_REJ_INVALID;
 	rcu_read_lock();
 	*lsnp = exs_listener_find(net, peer);
 	if (*lsnp)
@@ -271,7 +322,8 @@ int exs_rdma_open_child(struct exs_conn *conn,
 	u32 rsize = 0, inline_max = 0;
 	int why;
 
-	why = exs_child_claim(conn->net, peer, &lsn, &rsize, &inline_max);
+	why = exs_child_claim(conn->net, &conn->node, peer, &lsn, &rsize,
+			      &inline_max);
 	if (why)
 		return why;
 	exs_conn_renew(conn);
@@ -292,8 +344,8 @@ int exs_rdma_join_child(struct exs_conn *rider,
 	u32 inline_max = 0;
 	int why;
 
-	why = exs_child_claim(rider->net, peer, &lsn, &rider->rsize,
-			      &inline_max);
+	why = exs_child_claim(rider->net, &rider->node, peer, &lsn,
+			      &rider->rsize, &inline_max);
 	if (why)
 		return why;
 	exs_child_adopt(rider, lsn, peer, inline_max);

@@ -146,6 +146,7 @@ static bool __exs_batch_add(struct exs_conn *link, struct exs_conn *conn,
 
 	/* room for a full batch's post and the next one's, at most */
 	if (!link->batch_cap || !link->nriders || link->qp_closing ||
+	    link->version < EXS_WIRE_V_BATCH ||
 	    !link->qp || link->resume || link->link_err ||
 	    link->batch_inflight + 2 > EXS_BATCH_INFLIGHT ||
 	    EXS_BATCH_HDR + EXS_REC_HDR + len > link->batch_cap)
@@ -171,6 +172,7 @@ static bool __exs_batch_add(struct exs_conn *link, struct exs_conn *conn,
 	exs_ring_read(link->batch + held, conn->tbuf, conn->tsize,
 		      conn->tposted, len);
 	link->batch_len = held + len;
+	link->link_tx_bytes += len;
 	/* in the next batch posted: the connection awaits its ack */
 	if (!exs_batch_awaits(conn))
 		conn->batch_at = jiffies;

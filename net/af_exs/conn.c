@@ -19,6 +19,41 @@
 #include "wc.h"
 
 struct workqueue_struct *exs_wq;
+/* the last link id given out (link_diag.c) */
+static atomic_t exs_link_ids = ATOMIC_INIT(0);
+
+/* The newest wire version this host speaks: a host capped one lower
+ * keeps RDMA with every peer while a fleet upgrades (wire.h).
+ */
+static int exs_wire_max = EXS_WIRE_VERSION;
+
+static int exs_wire_max_set(const char *val, const struct kernel_param *kp)
+{
+	int v, err;
+
+	err = kstrtoint(val, 0, &v);
+	if (err)
+		return err;
+	if (v < EXS_WIRE_VERSION_MIN || v > EXS_WIRE_VERSION)
+		return -EINVAL;
+	WRITE_ONCE(exs_wire_max, v);
+	return 0;
+}
+
+static const struct kernel_param_ops exs_wire_max_ops = {
+	.set	= exs_wire_max_set,
+	.get	= param_get_int,
+};
+module_param_cb(wire_version, &exs_wire_max_ops, &exs_wire_max, 0644);
+MODULE_PARM_DESC(wire_version, "the newest wire version spoken, "
+		 __stringify(EXS_WIRE_VERSION_MIN) " to "
+		 __stringify(EXS_WIRE_VERSION)
+		 ": a new queue pair speaks the highest both ends do");
+
+u8 exs_wire_version_max(void)
+{
+	return READ_ONCE(exs_wire_max);
+}
 
 static void exs_qp_event(struct ib_event *ev, void *context);
 static void exs_qp_event_work(struct work_struct *work);
@@ -104,7 +139,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	conn->state = EXS_CONN_CONNECTING;
 	INIT_LIST_HEAD(&conn->dev_node);
 	INIT_LIST_HEAD(&conn->accept_node);
-	INIT_LIST_HEAD(&conn->park_node);
+	INIT_HLIST_NODE(&conn->park_node);
 	INIT_WORK(&conn->hw_work, exs_conn_hw_work);
 	INIT_WORK(&conn->qp_event_work, exs_qp_event_work);
 	INIT_WORK(&conn->resume_work, exs_resume_work);
@@ -113,6 +148,8 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	INIT_DELAYED_WORK(&conn->watch_work, exs_watch_work);
 	init_completion(&conn->abort_done);
 	INIT_LIST_HEAD(&conn->joins);
+	INIT_LIST_HEAD(&conn->link_waiters);
+	INIT_HLIST_NODE(&conn->link_node);
 	mutex_init(&conn->share_mutex);
 	INIT_WORK(&conn->join_work, exs_share_join_work);
 	for (i = 0; i < EXS_SQ_DEPTH; i++) {
@@ -127,6 +164,8 @@ static void exs_conn_free(struct exs_conn *conn)
 {
 	WARN_ON_ONCE(conn->qp || conn->pd || conn->dev || conn->native ||
 		     conn->old_id || conn->resume_id);
+	/* nobody finds it, and no waiter outlives it (link_table.c) */
+	exs_link_table_del(conn);
 	if (conn->rbuf)
 		free_pages((unsigned long)conn->rbuf, get_order(conn->rsize));
 	if (conn->tbuf)
@@ -208,7 +247,8 @@ void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net)
 
 /* Queue pair on a PD of its own and on CQs from the device's CQ pool;
  * receives are posted before the connection exists, so the first
- * message can never find the queue empty.
+ * message can never find the queue empty.  The connection is a link
+ * from here: its id is set before the device's list shows it.
  */
 int exs_conn_create_qp(struct exs_conn *conn)
 {
@@ -220,6 +260,7 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	if (!conn->dev)
 		return -ENODEV;
 	ibdev = conn->dev->ibdev;
+	conn->link_id = atomic_inc_return(&exs_link_ids);
 	spin_lock_bh(&conn->dev->lock);
 	list_add(&conn->dev_node, &conn->dev->conns);
 	spin_unlock_bh(&conn->dev->lock);
@@ -374,6 +415,8 @@ void exs_conn_announce(struct exs_conn *conn)
 	    !conn->peer_ready)
 		return;
 	conn->announced = true;
+	/* the connects that waited for it to be up join it now */
+	exs_link_wait_end(conn, EXS_FALLBACK_NONE);
 	if (conn->on_connect)
 		conn->on_connect(conn);
 }
@@ -444,6 +487,7 @@ void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 	u8 ack_timeout = exs_conn_cm_ack_timeout(id);
 
 	spin_lock_bh(&conn->lock);
+	WRITE_ONCE(conn->ifindex, id->route.addr.dev_addr.bound_dev_if);
 	if (conn->resume == EXS_RESUME_CONNECT) {
 		int err;
 

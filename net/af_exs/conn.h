@@ -20,21 +20,28 @@
  * conn->lock.  A resume (resume.c) takes a new cm_id's handler lock
  * before conn->lock, as rdma_cm's handlers do, and waits for the old
  * cm_id's handlers with no lock held.  The watch work (keepalive.c)
- * takes conn->lock only; the teardown cancels it without.  A rider
+ * takes conn->lock only; the teardown cancels it without, once it set
+ * qp_closing under it (no watch is armed after that).  A rider
  * (share.c) posts under its own lock, then its carrier's (nested), and
- * so hands its QP's failure to its carrier; a carrier's completion
+ * so hands its QP's failure to its carrier; it reads the carrier's PD
+ * and device only there, as its carrier's teardown frees them once it
+ * set qp_closing under its lock; a carrier's completion
  * handler hands a rider's message on with no lock held, and its resume
  * reaches its riders from work items, never under its own lock; a
- * carrier's share_mutex comes before either lock.
+ * carrier's share_mutex comes before either lock.  The link table's
+ * lock (link_table.c) comes last, after a socket's lock or a
+ * conn->lock, and the parked pool's after a conn->lock (reuse.c).
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H
 
+#include <linux/jhash.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+#include <net/netns/hash.h>
 #include <rdma/rdma_cm.h>
 
 #include "wire.h"
@@ -179,8 +186,9 @@ struct exs_conn {
 	struct net		*net;
 	struct exs_dev		*dev;
 	struct rdma_cm_id	*id;
-	/* A protection domain of its own: the ring's key is valid on this
-	 * QP alone, so no other connection's peer can reach the ring.
+	/* A protection domain of the QP's own: a ring's key is valid on
+	 * this QP alone, so no other QP's peer can reach the ring (the
+	 * streams sharing this QP share it: share.c).
 	 */
 	struct ib_pd		*pd;
 	struct ib_qp		*qp;
@@ -192,6 +200,7 @@ struct exs_conn {
 	u8			reason;		/* enum exs_fallback_reason */
 	u8			stage;		/* connector: enum exs_connect_stage */
 	int			err;		/* how it ended, if with an error */
+	int			ifindex;	/* its port's netdev, once up; 0 */
 	bool			passive;	/* accepted, not connected */
 	bool			transient;	/* refused, but not for good */
 	bool			ready_sent;
@@ -211,6 +220,7 @@ struct exs_conn {
 	u8			credit_fraction; /* credit every 1/N ring */
 	u8			ack_timeout;	/* the QP's, as the CM set it */
 	u8			ack_cfg;	/* net.exs.ack_timeout it was built with */
+	u8			version;	/* the wire version its QP speaks */
 	bool			orphan;		/* the socket is closed */
 	bool			torn_down;	/* handlers must not build more */
 	bool			qp_closing;	/* we flush the QP: flushes are ours */
@@ -240,7 +250,7 @@ struct exs_conn {
 	struct work_struct	resume_work;
 	struct work_struct	resolve_work;	/* connect.c: another try */
 	unsigned long		timeout_at;	/* when timeout_work may act */
-	struct list_head	park_node;	/* exs_parked */
+	struct hlist_node	park_node;	/* exs_parked */
 	/* the peer's RDMA node: where a connector connects (and parks for),
 	 * where an acceptor's REQs come from (a resume's too)
 	 */
@@ -349,12 +359,34 @@ struct exs_conn {
 						 */
 	struct work_struct	join_work;
 	struct exs_wire_peer	joined;		/* a rider's JOINED, for it */
+	/* link_table.c: a connector's QP built to share, in the table
+	 * later connects to its node look in; coming up, they wait for it
+	 */
+	struct hlist_node	link_node;	/* exs_links */
+	bool			link_pending;	/* not up yet */
+	u8			nwaiters;
+	struct list_head	link_waiters;	/* exs_sock.link_wait_node */
+	/* link_diag.c: a connection that owns its QP is a link (a rider is
+	 * a stream on its carrier's); its counters, under conn->lock, are
+	 * those of every stream on the QP, and outlive each of them
+	 */
+	u32			link_id;	/* unique while loaded; 0: none */
+	u32			link_resumes;	/* moves to a new QP */
+	u64			link_tx_bytes;	/* stream bytes posted on it */
+	u64			link_rx_bytes;	/* ...and arrived on it */
 
 	union {				/* scratch, sent inline */
 		struct exs_wire_msg	tx_msg;
 		struct exs_wire_open	tx_open;
 	};
 };
+
+/* Where a peer node's queue pairs hash, in @net (link_table.c, reuse.c) */
+static inline u32 exs_node_hash(const struct net *net,
+				const struct in6_addr *node)
+{
+	return jhash2((const u32 *)node, 4, net_hash_mix(net));
+}
 
 /* The connection whose QP, PD and device carry @conn's messages: its
  * own, or a carrier's (share.c).
@@ -388,10 +420,14 @@ void exs_device_exit(void);
 struct exs_dev *exs_dev_get(struct ib_device *ibdev);
 bool exs_dev_any(void);
 void exs_dev_put(struct exs_dev *dev);
+bool exs_dev_port_down(struct net *net, int ifindex);
+void exs_dev_wait_port_up(struct exs_conn *conn, struct rdma_cm_id *id);
+void exs_dev_stop_waits(void);
 void exs_dev_each_conn(void (*fn)(struct exs_conn *conn, void *arg),
 		       void *arg);
 
 /* conn.c */
+u8 exs_wire_version_max(void);
 struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 				u32 rsize, u32 inline_max);
 void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net);
@@ -501,6 +537,7 @@ int exs_resume_qp(struct exs_conn *conn);
 int exs_resume_rx(struct exs_conn *conn, u32 cursor, u8 flags);
 void exs_resume_stop(struct exs_conn *conn);
 void exs_resume_init(void);
+void exs_test_hold_teardown(void);
 void exs_resume_exit(void);
 
 /* share.c */
@@ -508,6 +545,7 @@ struct exs_conn *exs_share_find(struct net *net, const struct in6_addr *node,
 				int family, u8 ack_cfg);
 int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 		   struct sockaddr *addr, struct sockaddr *src, u32 rsize,
+		   unsigned long timeout,
 		   void (*on_connect)(struct exs_conn *conn));
 void exs_share_refused(struct exs_conn *rider);
 int exs_share_rx_join(struct exs_conn *carrier,
@@ -528,6 +566,18 @@ void exs_share_drop_riders(struct exs_conn *carrier);
 void exs_share_settle(struct exs_conn *carrier, unsigned long wait);
 void exs_share_link_failed(struct exs_conn *conn, int err);
 void exs_share_join_work(struct work_struct *work);
+bool exs_share_can_carry(const struct exs_conn *conn);
+
+/* link_table.c */
+bool exs_link_claim(struct exs_sock *exs, struct exs_conn *conn,
+		    bool may_wait);
+void exs_link_table_del(struct exs_conn *conn);
+void exs_link_reopen(struct exs_conn *conn);
+void exs_links_each(struct net *net, const struct in6_addr *node,
+		    bool (*fn)(struct exs_conn *conn, void *arg), void *arg);
+void exs_link_wait_end(struct exs_conn *conn, u8 reason);
+bool exs_link_wait_over(struct exs_sock *exs);
+void exs_link_wait_cancel(struct exs_sock *exs);
 
 /* keepalive.c */
 void exs_watch_work(struct work_struct *work);

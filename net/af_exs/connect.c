@@ -42,6 +42,17 @@ static int exs_resolve_try_ms(const struct net *net)
 	return min(exs_connect_timeout_ms(net), EXS_RESOLVE_TRY_MS);
 }
 
+/* What is left of connect()'s net.exs.connect_timeout_ms, which every
+ * attempt it makes shares (one after a wait for a link, or after a
+ * parked QP refused its OPEN): at least a jiffy.
+ */
+static unsigned long exs_connect_left(const struct exs_sock *exs)
+{
+	long left = (long)(exs->connect_deadline - jiffies);
+
+	return left > 0 ? left : 1;
+}
+
 /* rdma_cm told us how the attempt ended; under conn->lock.  The connect
  * work settles the socket and wakes whoever waits (exs_connect_settle()).
  */
@@ -91,6 +102,14 @@ static int exs_connect_route_resolved(struct exs_conn *conn)
 	conn->self.ring_addr = conn->mr->iova;
 	conn->self.ring_rkey = conn->mr->rkey;
 	conn->self.ring_len = conn->rsize;
+	/* a resume speaks what its QP spoke; a new QP, what we can (a REQ
+	 * below the range's version offers that version alone)
+	 */
+	conn->self.version = conn->resume ? conn->version :
+					    exs_wire_version_max();
+	conn->self.version_min = conn->self.version < EXS_WIRE_V_RANGE ||
+				 conn->resume ? conn->self.version :
+						EXS_WIRE_VERSION_MIN;
 	exs_wire_build_req(&req, &conn->self);
 	return rdma_connect_locked(id, &param);
 }
@@ -103,9 +122,11 @@ static int exs_connect_established(struct exs_conn *conn,
 	int err;
 
 	err = exs_wire_parse_rep(ev->param.conn.private_data,
-				 ev->param.conn.private_data_len, &peer);
+				 ev->param.conn.private_data_len, &conn->self,
+				 &peer);
 	if (err)
 		return err;
+	conn->version = peer.version;
 	if (conn->resume) {
 		/* the same ring, or not the same connection */
 		if (peer.ring_addr != conn->peer.ring_addr ||
@@ -296,8 +317,7 @@ int exs_connect_resume(struct exs_conn *conn)
 static int exs_connect_reopen(struct exs_sock *exs, struct exs_conn *conn,
 			      struct sockaddr *addr, struct sockaddr *src)
 {
-	struct net *net = sock_net(&exs->sk);
-	unsigned long timeout = msecs_to_jiffies(exs_connect_timeout_ms(net));
+	unsigned long timeout = exs_connect_left(exs);
 	struct in6_addr unused;
 	int err;
 
@@ -373,9 +393,9 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 			      READ_ONCE(exs_pernet(net)->cfg.ack_timeout)) :
 	       NULL;
 	if (conn && !exs_share_join(exs, conn, addr, (struct sockaddr *)&src,
-				    rsize, exs_connect_event))
+				    rsize, exs_connect_left(exs),
+				    exs_connect_event))
 		return EXS_FALLBACK_NONE;
-
 	conn = exs_conn_alloc(net, NULL, rsize, READ_ONCE(exs->inline_max));
 	if (!conn)
 		return EXS_FALLBACK_NOMEM;
@@ -394,9 +414,19 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		return EXS_FALLBACK_NOMEM;
 	}
 	conn->id = id;
+	exs_conn_set_ack_timeout(id, net);
+	/* later connects to the node find this QP, and wait for it; or
+	 * one, coming up or just up, that another connect built is this
+	 * one's to wait for (link_table.c)
+	 */
+	if (share && !exs_link_claim(exs, conn, reuse)) {
+		rdma_destroy_id(id);
+		conn->id = NULL;
+		exs_conn_put(conn);
+		return EXS_FALLBACK_NONE;
+	}
 	conn->owner = exs;
 	conn->on_connect = exs_connect_event;
-	exs_conn_set_ack_timeout(id, net);
 
 	/* the peer's RDMA address; the REQ carries its TCP one */
 	err = exs_connect_resolve(id, conn->self.sport,
@@ -410,7 +440,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		return EXS_FALLBACK_NO_DEVICE;
 	}
 	exs->conn = conn;
-	exs_conn_arm_timeout(conn, msecs_to_jiffies(exs_connect_timeout_ms(net)));
+	exs_conn_arm_timeout(conn, exs_connect_left(exs));
 	return EXS_FALLBACK_NONE;
 }
 
@@ -448,8 +478,26 @@ static void exs_connect_settle(struct exs_sock *exs)
 	bool transient, reused, afresh;
 	u8 state, reason, refused;
 
-	if (exs->cstate != EXS_CS_CONNECTING || !conn)
+	if (exs->cstate != EXS_CS_CONNECTING)
 		return;
+	if (!conn) {
+		/* it waited for a link coming up (link_table.c): join it,
+		 * or, if the node did not answer RDMA, go where that
+		 * connect went; else start afresh, in the time left
+		 */
+		if (!exs->link_waiting || !exs_link_wait_over(exs))
+			return;
+		reason = exs->link_fail;
+		if (!reason && time_after_eq(jiffies, exs->connect_deadline))
+			reason = EXS_FALLBACK_TIMEOUT;
+		if (!reason)
+			reason = exs_connect_start(exs,
+						   (struct sockaddr *)&exs->daddr,
+						   true);
+		if (reason)
+			exs_connect_to_tcp(exs, reason);
+		return;
+	}
 	spin_lock_bh(&conn->lock);
 	state = conn->state;
 	refused = conn->refused;
@@ -496,10 +544,16 @@ static void exs_connect_settle(struct exs_sock *exs)
 	 */
 	afresh = reused && (!refused || (conn->carrier &&
 					 refused != EXS_WIRE_REJ_NO_LISTENER));
-	if (refused && conn->carrier)
-		exs_share_refused(conn);	/* the QP carries on */
+	/* A parked QP, or parked rider, whose OPEN found no listener is
+	 * parked again, as the peer's end stays (exs_park_accept()); a
+	 * refused JOIN, or a parked rider the peer let go, ends, the QP
+	 * carrying on.
+	 */
+	if (refused && (!conn->carrier ||
+			(reused && refused == EXS_WIRE_REJ_NO_LISTENER)))
+		exs_park_return(conn);
 	else if (refused)
-		exs_park_return(conn);		/* parked again, as at the peer */
+		exs_share_refused(conn);
 	else
 		exs_conn_orphan(conn, true);
 	if (afresh) {
@@ -578,6 +632,7 @@ int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
 	struct socket *sock = exs->sk.sk_socket;
 	enum exs_fallback_reason reason;
 	bool first = false;
+	int timeout_ms;
 	int err;
 
 	switch (exs->cstate) {
@@ -590,6 +645,8 @@ int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
 		memset(&exs->daddr, 0, sizeof(exs->daddr));
 		memcpy(&exs->daddr, addr, len);
 		exs->daddr_len = len;
+		timeout_ms = exs_connect_timeout_ms(sock_net(&exs->sk));
+		exs->connect_deadline = jiffies + msecs_to_jiffies(timeout_ms);
 		reason = exs_connect_start(exs,
 					   (struct sockaddr *)&exs->daddr, true);
 		if (reason) {
@@ -639,6 +696,7 @@ bool exs_settled_on_rdma(struct exs_sock *exs, bool nonblock)
 /* close() during connect: the attempt is abandoned, never merged. */
 void exs_connect_cancel(struct exs_sock *exs)
 {
+	exs_link_wait_cancel(exs);
 	if (exs->cstate == EXS_CS_CONNECTING && exs->conn) {
 		exs_conn_disown(exs->conn, &exs->native, true);
 		exs->conn = NULL;

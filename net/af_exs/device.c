@@ -5,8 +5,11 @@
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
+#include <linux/delay.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
 
 #include "conn.h"
 #include "mib.h"
@@ -80,7 +83,7 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 	list_del(&dev->node);
 	spin_unlock_bh(&exs_devs_lock);
 	spin_lock_bh(&dev->lock);
-	dev->dying = true;
+	WRITE_ONCE(dev->dying, true);
 	list_for_each_entry(conn, &dev->conns, dev_node) {
 		if (exs_park_end(conn))
 			continue;
@@ -118,6 +121,66 @@ void exs_dev_put(struct exs_dev *dev)
 {
 	if (refcount_dec_and_test(&dev->ref))
 		complete(&dev->released);
+}
+
+/* Whether netdev @ifindex of @net, the one under a port (RoCE's, IPoIB's,
+ * an iWARP device's), is down: 0 names none, and a netdev that is gone
+ * is not down.
+ */
+bool exs_dev_port_down(struct net *net, int ifindex)
+{
+	struct net_device *ndev;
+	bool down = false;
+
+	if (!ifindex || !net)
+		return false;
+	rcu_read_lock();
+	ndev = dev_get_by_index_rcu(net, ifindex);
+	if (ndev)
+		down = !netif_running(ndev) || !netif_carrier_ok(ndev);
+	rcu_read_unlock();
+	return down;
+}
+
+static bool exs_dev_id_port_down(struct rdma_cm_id *id)
+{
+	struct rdma_dev_addr *addr = &id->route.addr.dev_addr;
+
+	return exs_dev_port_down(addr->net, addr->bound_dev_if);
+}
+
+/* Set at module exit, before exs_wq is flushed: no wait holds it. */
+static bool exs_dev_stopping;
+
+void exs_dev_stop_waits(void)
+{
+	WRITE_ONCE(exs_dev_stopping, true);
+}
+
+/* Before @id's QP is destroyed.  While a netdev is down, Soft-RoCE's
+ * packets already handed to it stay in its queues, each holding a
+ * reference on their QP, until it is up again; rxe_destroy_qp() waits
+ * 50 s for them and then frees the QP under them (rxe_skb_tx_dtor's
+ * refcount underflow once the port comes back).  So an rxe QP that was
+ * up (one that never was handed the netdev nothing: an acceptor's failed
+ * REQ, in rdma_cm's handler) waits for its port, however long the
+ * outage, unless the device goes or the module is unloaded.  Other
+ * devices keep their packets in hardware: no wait.  Process context,
+ * never under a lock.
+ */
+void exs_dev_wait_port_up(struct exs_conn *conn, struct rdma_cm_id *id)
+{
+	struct exs_dev *dev = conn->dev;
+
+	might_sleep();
+	if (!dev || !READ_ONCE(conn->ifindex) ||
+	    dev->ibdev->ops.driver_id != RDMA_DRIVER_RXE ||
+	    !exs_dev_id_port_down(id))
+		return;
+	EXS_INC_STATS(conn->net, EXS_MIB_PORTDOWNWAITS);
+	while (!READ_ONCE(dev->dying) && !READ_ONCE(exs_dev_stopping) &&
+	       exs_dev_id_port_down(id))
+		msleep(250);
 }
 
 /* Call @fn on every connection of every device, under the device's lock

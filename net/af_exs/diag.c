@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The socket dump (EXS_CMD_SOCK_GET): every AF_EXS socket of a namespace,
- * its four-tuple, transport, state and, on RDMA, its rings and bytes.
+ * its four-tuple, transport, state and, on RDMA, its rings, bytes and
+ * link.
  */
 #include <net/genetlink.h>
 #include <net/inet_sock.h>
@@ -137,6 +138,10 @@ static int exs_diag_fill(struct sk_buff *skb, struct exs_sock *exs)
 		goto cancel;
 	if (exs_on_rdma(exs) && exs->conn->ack_timeout &&
 	    nla_put_u8(skb, EXS_SOCK_ACK_TIMEOUT, exs->conn->ack_timeout))
+		goto cancel;
+	/* its own QP's link, or its carrier's (link_diag.c) */
+	if (exs_on_rdma(exs) &&
+	    nla_put_u32(skb, EXS_SOCK_LINK, exs_link(exs->conn)->link_id))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -6,5 +6,8 @@
 
 int exs_diag_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		  const struct genl_family *family);
+/* link_diag.c */
+int exs_link_diag_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		       const struct genl_family *family);
 
 #endif /* __EXS_DIAG_H */

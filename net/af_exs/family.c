@@ -65,6 +65,7 @@ struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
 	exs->transport = EXS_TRANSPORT_NONE;
 	exs->fallback_reason = EXS_FALLBACK_NONE;
 	INIT_WORK(&exs->connect_work, exs_connect_work);
+	INIT_LIST_HEAD(&exs->link_wait_node);
 	exs->busy_poll_us = READ_ONCE(exs_pernet(net)->cfg.busy_poll_us);
 	exs->inline_max = READ_ONCE(exs_pernet(net)->cfg.inline_threshold);
 	exs_diag_link(exs);
@@ -186,7 +187,10 @@ static void __exit exs_exit(void)
 	sock_unregister(exs_family);
 	exs_netlink_exit();
 	proto_unregister(&exs_proto);
-	/* connections of closed sockets finish their teardown first */
+	/* connections of closed sockets finish their teardown first, none
+	 * waiting for a port that is down (device.c)
+	 */
+	exs_dev_stop_waits();
 	flush_workqueue(exs_wq);
 	exs_device_exit();
 	exs_conn_exit();

@@ -31,10 +31,14 @@
 #include "watch.h"
 
 /* (Re)arm the watch to run in @delay jiffies; never once the teardown
- * began (exs_conn_hw_release() cancels it).  Called under conn->lock.
+ * began: it sets qp_closing under conn->lock, then cancels the watch
+ * (exs_conn_hw_release(), a rider's exs_conn_hw_work()).  A resume's
+ * qp_closing stops the watch only while the QP is replaced.  Called
+ * under conn->lock.
  */
 static void exs_watch_arm(struct exs_conn *conn, unsigned long delay)
 {
+	lockdep_assert_held(&conn->lock);
 	if (conn->qp_closing)
 		return;
 	conn->watch_at = jiffies + delay;

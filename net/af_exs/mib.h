@@ -45,6 +45,9 @@ enum exs_mib_field {
 	EXS_MIB_LINKRESUMES,	/* QPs moved for their riders only */
 	EXS_MIB_BATCHES,	/* BATCH messages sent */
 	EXS_MIB_BATCHEDWRITES,	/* small writes that went in one */
+	EXS_MIB_CONNECTLINKWAIT, /* connect() waited for a link coming up */
+	EXS_MIB_PORTDOWNWAITS,	/* a QP's destroy waited for its port (rxe) */
+	EXS_MIB_BADSOURCE,	/* a stream claimed a source its peer is not */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,

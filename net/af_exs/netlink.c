@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "af_exs" generic netlink family: map, policy, counters and socket
- * dump of the caller's network namespace.  The spec is
+ * The "af_exs" generic netlink family: map, policy, counters, socket and
+ * link dumps of the caller's network namespace.  The spec is
  * Documentation/netlink/specs/af_exs.yaml.
  *
  * Every attribute is checked by the policies below, strictly (no unknown
@@ -288,6 +288,11 @@ static int exs_nl_sock_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return exs_diag_dump(skb, cb, &exs_genl_family);
 }
 
+static int exs_nl_link_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return exs_link_diag_dump(skb, cb, &exs_genl_family);
+}
+
 /* A reply to @info carrying what @fill puts. */
 static int exs_nl_reply(struct genl_info *info, u8 cmd, size_t size,
 			int (*fill)(struct sk_buff *skb, struct net *net))
@@ -409,6 +414,10 @@ static const struct genl_small_ops exs_genl_ops[] = {
 	{
 		.cmd	= EXS_CMD_SOCK_GET,
 		.dumpit	= exs_nl_sock_dump,
+	},
+	{
+		.cmd	= EXS_CMD_LINK_GET,
+		.dumpit	= exs_nl_link_dump,
 	},
 };
 

@@ -42,11 +42,18 @@ struct exs_sock {
 	struct sockaddr_storage daddr;	/* connect() address, for the fallback */
 	int		daddr_len;
 	struct work_struct connect_work; /* finish an RDMA attempt (connect.c) */
+	unsigned long	connect_deadline; /* ...which every attempt shares */
 	u32		busy_poll_us;	/* EXS_BUSY_POLL */
 	u32		poll_mean_us;	/* what a busy wait took (data.c) */
 	u32		ring_size;	/* EXS_RING_SIZE, 0: SO_RCVBUF/sysctl */
 	u32		inline_max;	/* EXS_INLINE */
 	struct list_head node;		/* exs_net.socks (diag.c) */
+	/* link_table.c: connecting, it waits for a link coming up */
+	bool		link_waiting;
+	bool		link_nowait;	/* ...found one up: never again */
+	u8		link_fail;	/* ...that never came up: TCP, why */
+	struct exs_conn	*link_wait;	/* ...that one's first connection */
+	struct list_head link_wait_node; /* ...on its link_waiters */
 };
 
 /* EXS_BUSY_POLL and net.exs.busy_poll_us: at most 100 ms of spinning */

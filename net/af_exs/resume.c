@@ -44,6 +44,7 @@
 #define pr_fmt(fmt) "af_exs: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <net/ipv6.h>
 
 #include "protocol.h"
@@ -269,6 +270,7 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	rdma_disconnect(old);	/* the peer's cue to resume too */
 	if (conn->qp) {
 		ib_drain_qp(conn->qp);
+		exs_dev_wait_port_up(conn, old);
 		rdma_destroy_qp(old);
 	}
 	rdma_destroy_id(old);
@@ -357,6 +359,7 @@ static bool exs_resume_matches(const struct exs_conn *conn,
 	       conn->peer.ring_addr == peer->ring_addr &&
 	       conn->peer.ring_rkey == peer->ring_rkey &&
 	       conn->peer.ring_len == peer->ring_len &&
+	       conn->version == peer->version &&
 	       ipv6_addr_equal(&conn->node, from);
 }
 
@@ -434,6 +437,9 @@ static int exs_resume_finish(struct exs_conn *conn)
 	conn->resume = EXS_RESUME_NONE;
 	conn->peer_resumed = false;
 	conn->self.resume = false;
+	/* the link moved (a rider's stream only followed it) */
+	if (!conn->carrier)
+		conn->link_resumes++;
 	if (conn->link_only) {
 		/* no stream: the riders say their own RESUMEs; the last of
 		 * them may have left meanwhile (an acceptor's leaves at its
@@ -583,11 +589,33 @@ static const struct file_operations exs_fail_qp_fops = {
 	.llseek	= noop_llseek,
 };
 
+/* Tests: /sys/kernel/debug/af_exs/hold_teardown_ms holds the teardown of
+ * a stream on another's QP that long before it marks the stream closing.
+ * Its QP's first connection may have freed the PD meanwhile, and its
+ * socket may still send: the window exs_resume.sh's race case opens.
+ */
+static u32 exs_hold_teardown_ms;
+static u32 exs_held_teardowns;	/* ...and how many it held: the case's proof */
+
+void exs_test_hold_teardown(void)
+{
+	u32 ms = READ_ONCE(exs_hold_teardown_ms);
+
+	if (!ms)
+		return;
+	WRITE_ONCE(exs_held_teardowns, READ_ONCE(exs_held_teardowns) + 1);
+	msleep(min(ms, 60000U));
+}
+
 void exs_resume_init(void)
 {
 	exs_debugfs_dir = debugfs_create_dir("af_exs", NULL);
 	debugfs_create_file("fail_qp", 0200, exs_debugfs_dir, NULL,
 			    &exs_fail_qp_fops);
+	debugfs_create_u32("hold_teardown_ms", 0600, exs_debugfs_dir,
+			   &exs_hold_teardown_ms);
+	debugfs_create_u32("held_teardowns", 0400, exs_debugfs_dir,
+			   &exs_held_teardowns);
 }
 
 void exs_resume_exit(void)

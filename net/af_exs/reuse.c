@@ -28,6 +28,7 @@
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <net/inet_sock.h>
@@ -37,10 +38,11 @@
 #include "conn.h"
 #include "mib.h"
 
-/* The parked connections of every namespace, most recent first: a
- * connector's take the newest.  Lock order: conn->lock, then this.
+/* The parked connections of every namespace, hashed by namespace and
+ * peer node, each bucket most recent first: a connector's take the
+ * newest.  Lock order: conn->lock, then this.
  */
-static LIST_HEAD(exs_parked);
+static DEFINE_HASHTABLE(exs_parked, 8);
 static DEFINE_SPINLOCK(exs_parked_lock);
 static unsigned int exs_parked_count;
 
@@ -108,7 +110,8 @@ static bool exs_park(struct exs_conn *conn)
 	spin_lock(&exs_parked_lock);
 	room = exs_parked_count < EXS_PARKED_MAX;
 	if (room) {
-		list_add(&conn->park_node, &exs_parked);
+		hash_add(exs_parked, &conn->park_node,
+			 exs_node_hash(conn->net, &conn->node));
 		exs_parked_count++;
 	}
 	spin_unlock(&exs_parked_lock);
@@ -200,8 +203,8 @@ bool exs_park_end(struct exs_conn *conn)
 /* Out of the pool, if it is there.  Called under exs_parked_lock. */
 static void __exs_park_unlink(struct exs_conn *conn)
 {
-	if (!list_empty(&conn->park_node)) {
-		list_del_init(&conn->park_node);
+	if (!hlist_unhashed(&conn->park_node)) {
+		hash_del(&conn->park_node);
 		exs_parked_count--;
 	}
 }
@@ -243,14 +246,22 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 	do {
 		found = NULL;
 		spin_lock_bh(&exs_parked_lock);
-		list_for_each_entry(conn, &exs_parked, park_node) {
+		hash_for_each_possible(exs_parked, conn, park_node,
+				       exs_node_hash(net, node)) {
 			if (conn->passive || !net_eq(conn->net, net) ||
 			    conn->self.family != family ||
 			    conn->rsize != rsize || conn->ack_cfg != ack_cfg ||
 			    (conn->carrier ? !share : conn->share != share) ||
-			    !ipv6_addr_equal(&conn->node, node))
+			    !ipv6_addr_equal(&conn->node, node) ||
+			    exs_dev_port_down(net,
+					      READ_ONCE(exs_link(conn)->ifindex)))
 				continue;
 			__exs_park_unlink(conn);
+			/* out of the pool and coming up again in one
+			 * step: a concurrent connect waits for it
+			 */
+			if (!conn->carrier)
+				exs_link_reopen(conn);
 			found = conn;
 			break;
 		}
@@ -269,6 +280,8 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 		if (ok) {
 			found->park = EXS_PARK_NONE;
 			exs_conn_disarm_timeout(found);
+		} else {
+			exs_link_wait_end(found, EXS_FALLBACK_NONE);
 		}
 		spin_unlock_bh(&found->lock);
 	} while (!ok);
@@ -285,10 +298,10 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 bool exs_park_evict_port(struct net *net, __be16 port)
 {
 	struct exs_conn *conn, *found[8];
-	int i, n = 0;
+	int bkt, i, n = 0;
 
 	spin_lock_bh(&exs_parked_lock);
-	list_for_each_entry(conn, &exs_parked, park_node) {
+	hash_for_each(exs_parked, bkt, conn, park_node) {
 		/* in the pool, its native socket is stable (exs_park()) */
 		if (conn->passive || !net_eq(conn->net, net) ||
 		    !conn->native ||
@@ -296,9 +309,11 @@ bool exs_park_evict_port(struct net *net, __be16 port)
 			continue;
 		refcount_inc(&conn->ref);
 		found[n++] = conn;
+		/* a break would leave only the bucket */
 		if (n == ARRAY_SIZE(found))
-			break;
+			goto full;
 	}
+full:
 	spin_unlock_bh(&exs_parked_lock);
 
 	for (i = 0; i < n; i++) {
@@ -313,8 +328,8 @@ bool exs_park_evict_port(struct net *net, __be16 port)
 	return n > 0;
 }
 
-/* A connector's OPEN was refused: the QP parks again, as its acceptor's
- * end stayed.  The refused connection moved nothing, so the QP is as it
+/* A connector's OPEN was refused: the QP (or the rider) parks again, as
+ * its acceptor's end stayed.  The refused connection moved nothing, so the QP is as it
  * was parked, both streams over: when its time runs out, or the pool
  * is full, it ends in order, not as an abort, and says nothing to the
  * peer's parked end (which takes only an OPEN).  Takes the socket's
@@ -325,12 +340,17 @@ void exs_park_return(struct exs_conn *conn)
 	bool parked;
 
 	spin_lock_bh(&conn->lock);
+	/* parked again, not up: whoever waited for it starts again */
+	exs_link_wait_end(conn, EXS_FALLBACK_NONE);
 	conn->refused = 0;
 	conn->fin_sent = true;
 	conn->fin_acked = true;
 	conn->fin_rcvd = true;
 	conn->last_sent = true;
 	conn->last_rcvd = true;
+	/* a rider, out of its carrier's count again (exs_share_retake()) */
+	if (conn->carrier)
+		exs_share_quiet(conn);
 	parked = conn->state == EXS_CONN_ESTABLISHED && exs_park(conn);
 	spin_unlock_bh(&conn->lock);
 	if (!parked)

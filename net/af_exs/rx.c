@@ -117,6 +117,17 @@ static int exs_rx_read(struct exs_conn *conn, const struct ib_wc *wc,
 	return err;
 }
 
+/* An OPEN, JOIN or JOINED's REQ names the version its QP speaks, that
+ * alone, and resumes nothing.
+ */
+static bool exs_rx_open_ok(u8 version, const struct exs_wire_req *req,
+			   struct exs_wire_peer *peer)
+{
+	return !exs_wire_parse_req(req, sizeof(*req), version, peer) &&
+	       !peer->resume && peer->version == version &&
+	       peer->version_min == version && req->version == version;
+}
+
 /* A control message from the peer; every field checked against our state.
  * Called under conn->lock: 0, -ECONNRESET when the peer resets, -EPROTO
  * on a protocol violation.
@@ -128,8 +139,7 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 
 	if ((type == EXS_MSG_OPEN || type == EXS_MSG_JOIN ||
 	     type == EXS_MSG_JOINED) &&
-	    (exs_wire_parse_req(&rx->open.req, sizeof(rx->open.req),
-				&peer) || peer.resume))
+	    !exs_rx_open_ok(exs_link(conn)->version, &rx->open.req, &peer))
 		return -EPROTO;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
 
@@ -305,12 +315,13 @@ static int exs_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
 	u8 chan, flags;
 	u16 rlen;
 
-	/* only a QP built to share takes them */
-	if (!conn->batch)
+	/* only a QP built to share takes them, from version 4 on */
+	if (!conn->batch || conn->version < EXS_WIRE_V_BATCH)
 		return -EPROTO;
 	while (off < len) {
 		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
 			return -EPROTO;
+		conn->link_rx_bytes += rlen;
 		if (chan && !conn->riders[chan])
 			return -EPROTO;
 		if (!chan && conn->state != EXS_CONN_CLOSED &&
@@ -394,6 +405,13 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		err = -EPROTO;
 		break;
 	}
+	/* bytes for any stream on the link count for it (a BATCH's as
+	 * exs_rx_batch() reads them)
+	 */
+	if (!err && wc->opcode == IB_WC_RECV_RDMA_WITH_IMM)
+		conn->link_rx_bytes += imm & EXS_IMM_LEN_MASK;
+	else if (!err && type == EXS_MSG_DATA)
+		conn->link_rx_bytes += cursor & EXS_IMM_LEN_MASK;
 	if (!err && type == EXS_MSG_BATCH) {
 		batch = wc->byte_len;
 		err = exs_rx_batch(conn, msg.raw, batch);

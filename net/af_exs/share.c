@@ -44,8 +44,6 @@ struct exs_join {
 };
 
 struct exs_share_find_arg {
-	struct net		*net;
-	const struct in6_addr	*node;
 	int			family;
 	u8			ack_cfg;
 	struct exs_conn		*found;
@@ -61,41 +59,49 @@ static bool exs_share_room(const struct exs_conn *carrier)
 }
 
 /* A connector's QP that may carry one more connection: its own stream
- * up (one that ended lets its QP drain out), not moving to a new QP.
- * The acceptor takes a JOIN whenever there is room: the connector chose.
+ * up (one that ended lets its QP drain out), not moving to a new QP, its
+ * port up (a connect while it is down goes by TCP, as it would alone:
+ * ENETUNREACH).  The acceptor takes a JOIN whenever there is room: the
+ * connector chose.  Read under its lock, or as a hint under the link
+ * table's (exs_share_install() checks again under its lock).
  */
-static bool exs_share_can_carry(const struct exs_conn *conn)
+bool exs_share_can_carry(const struct exs_conn *conn)
 {
-	return conn->share && !conn->carrier && !conn->passive &&
-	       conn->state == EXS_CONN_ESTABLISHED && conn->announced &&
-	       !conn->link_only && exs_share_room(conn);
+	/* without conn->lock, a stale answer costs a JOIN refused or a
+	 * link built: the install decides
+	 */
+	if (!data_race(conn->share && !conn->carrier && !conn->passive &&
+		       conn->state == EXS_CONN_ESTABLISHED &&
+		       conn->announced && !conn->link_only &&
+		       exs_share_room(conn)))
+		return false;
+	return !exs_dev_port_down(conn->net, READ_ONCE(conn->ifindex));
 }
 
-static void exs_share_find_one(struct exs_conn *conn, void *data)
+static bool exs_share_find_one(struct exs_conn *conn, void *data)
 {
 	struct exs_share_find_arg *arg = data;
 
-	if (arg->found || !net_eq(conn->net, arg->net) ||
-	    conn->self.family != arg->family ||
-	    conn->ack_cfg != arg->ack_cfg ||
-	    !ipv6_addr_equal(&conn->node, arg->node) ||
-	    !exs_share_can_carry(conn))
-		return;
-	refcount_inc(&conn->ref);
+	if (conn->self.family != arg->family ||
+	    conn->ack_cfg != arg->ack_cfg || !exs_share_can_carry(conn) ||
+	    !refcount_inc_not_zero(&conn->ref))
+		return false;
 	arg->found = conn;
+	return true;
 }
 
 /* A connector's QP to @node that may carry one more connection, with a
- * reference; or NULL.
+ * reference; or NULL.  Its flags are read without its lock: the install
+ * checks them again under it.
  */
 struct exs_conn *exs_share_find(struct net *net, const struct in6_addr *node,
 				int family, u8 ack_cfg)
 {
 	struct exs_share_find_arg arg = {
-		.net = net, .node = node, .family = family, .ack_cfg = ack_cfg,
+		.family = family, .ack_cfg = ack_cfg,
 	};
 
-	exs_dev_each_conn(exs_share_find_one, &arg);
+	exs_links_each(net, node, exs_share_find_one, &arg);
 	return arg.found;
 }
 
@@ -238,9 +244,9 @@ bool exs_share_retake(struct exs_conn *rider)
 	return ok;
 }
 
-/* A rider's teardown (hw_work): it posts nothing more.  Its ring leaves
- * the PD if the peer can no longer write there; else the carrier's
- * teardown takes it.  Process context.
+/* A rider's teardown (hw_work), which set qp_closing: it posts nothing
+ * more.  Its ring leaves the PD if the peer can no longer write there;
+ * else the carrier's teardown takes it.  Process context.
  */
 void exs_share_leave(struct exs_conn *rider)
 {
@@ -248,7 +254,7 @@ void exs_share_leave(struct exs_conn *rider)
 	bool clean, drop = false;
 
 	spin_lock_bh(&rider->lock);
-	rider->qp_closing = true;
+	WARN_ON_ONCE(!rider->qp_closing);
 	/* Its requests complete on the carrier's CQ, on its slots: the
 	 * rider, its registration and its buffers stay until the last has
 	 * (exs_tx_done() queues this again).
@@ -470,6 +476,7 @@ static int exs_share_open(struct exs_conn *rider, enum exs_wire_msg_type type)
  */
 int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 		   struct sockaddr *addr, struct sockaddr *src, u32 rsize,
+		   unsigned long timeout,
 		   void (*on_connect)(struct exs_conn *conn))
 {
 	struct net *net = sock_net(&exs->sk);
@@ -502,8 +509,7 @@ int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 	rider->on_connect = on_connect;
 	err = exs_share_open(rider, EXS_MSG_JOIN);
 	if (!err)
-		exs_conn_arm_timeout(rider,
-				     msecs_to_jiffies(exs_connect_timeout_ms(net)));
+		exs_conn_arm_timeout(rider, timeout);
 	spin_unlock_bh(&rider->lock);
 	if (err) {
 		exs_conn_orphan(rider, true);

@@ -81,6 +81,7 @@ void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 
 		exs_conn_close_err(conn, err);
 		/* whoever waits for it to come up learns it never will */
+		exs_link_wait_end(conn, conn->reason);
 		if (!conn->announced && conn->on_connect)
 			conn->on_connect(conn);
 		exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP |
@@ -148,6 +149,8 @@ static void __exs_conn_orphan(struct exs_conn *conn, bool reset)
 	conn->owner = NULL;
 	conn->orphan = true;
 	conn->on_connect = NULL;
+	/* its socket gave it up: nobody waits for it to come up */
+	exs_link_wait_end(conn, EXS_FALLBACK_NONE);
 	if (conn->state == EXS_CONN_ESTABLISHED) {
 		if (reset || conn->rprod != conn->rcons) {
 			exs_conn_send_abort(conn);
@@ -237,8 +240,10 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 			    (conn->err ? EPOLLERR : 0));
 	spin_unlock_bh(&conn->lock);
 
-	if (conn->qp)
+	if (conn->qp) {
+		exs_dev_wait_port_up(conn, id);
 		rdma_destroy_qp(id);
+	}
 	conn->qp = NULL;
 	if (id && destroy_id)
 		rdma_destroy_id(id);
@@ -291,7 +296,15 @@ void exs_conn_hw_work(struct work_struct *work)
 	exs_resume_stop(conn);
 	if (conn->carrier) {
 		if (!conn->torn_down) {
+			exs_test_hold_teardown();
+			/* it posts nothing more, and its watch, which
+			 * tests qp_closing under the lock, is not armed
+			 * again once cancelled (as in exs_conn_hw_release())
+			 */
+			spin_lock_bh(&conn->lock);
+			conn->qp_closing = true;
 			WRITE_ONCE(conn->torn_down, true);
+			spin_unlock_bh(&conn->lock);
 			cancel_delayed_work_sync(&conn->timeout_work);
 			cancel_delayed_work_sync(&conn->watch_work);
 		}

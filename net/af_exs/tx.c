@@ -68,18 +68,41 @@ unsigned long exs_conn_unacked_since(const struct exs_conn *conn)
 
 /* Nothing may follow ib_drain_qp()'s marker (a completion handler
  * returning credits while the teardown drains, say): its flush would
- * complete after the drain, on a connection about to be freed.
+ * complete after the drain, on a connection about to be freed.  A ring
+ * write's bytes count for the link, under its lock.
+ *
+ * The link's PD and device, and a rider's send buffer mapping, go only
+ * after the teardown set qp_closing under the lock: the link's, which
+ * the caller holds (and a rider's own).  So a request takes the PD's
+ * key, and a write not inline its bytes synced for the device, only
+ * here, past that test; before it, a rider could find its carrier's PD
+ * freed or NULL (exs_conn_hw_release()).
  */
 static int exs_post_qp(struct exs_conn *conn, struct exs_conn *link,
 		       struct ib_send_wr *wr)
 {
-	int err;
+	struct ib_sge *sge;
+	int err, i;
 
 	if (conn->qp_closing || link->qp_closing || !link->qp)
 		return -ESHUTDOWN;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge = &wr->sg_list[i];
+		sge->lkey = link->pd->local_dma_lkey;
+		/* not inline: the send buffer's, mapped (tdma) */
+		if (!(wr->send_flags & IB_SEND_INLINE))
+			ib_dma_sync_single_for_device(link->dev->ibdev,
+						      sge->addr, sge->length,
+						      DMA_TO_DEVICE);
+	}
 	/* bytes the QP's batch holds go first (batch.c) */
 	err = exs_batch_post(link);
-	return err ?: ib_post_send(link->qp, wr, NULL);
+	if (!err)
+		err = ib_post_send(link->qp, wr, NULL);
+	if (!err && (wr->opcode == IB_WR_RDMA_WRITE ||
+		     wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM))
+		link->link_tx_bytes += wr->sg_list->length;
+	return err;
 }
 
 /* A rider posts on its carrier's QP under the carrier's lock, which the
@@ -150,8 +173,8 @@ int exs_conn_send_reg(struct exs_conn *conn)
 }
 
 /* A control message of @len bytes at @msg (conn->tx_msg or tx_open),
- * sent inline; -EAGAIN when the send queue is full.  The caller knows
- * the PD is there.  Called under conn->lock.
+ * sent inline; -EAGAIN when the send queue is full.  Its key is the
+ * PD's, which exs_post_qp() fills in.  Called under conn->lock.
  */
 static int __exs_conn_send_buf(struct exs_conn *conn, const void *msg,
 			       u32 len, enum exs_tx_kind kind)
@@ -168,7 +191,6 @@ static int __exs_conn_send_buf(struct exs_conn *conn, const void *msg,
 		.num_sge	= 1,
 	};
 
-	sge.lkey = exs_link(conn)->pd->local_dma_lkey;
 	slot = exs_tx_slot_get(conn);
 	if (!slot)
 		return -EAGAIN;
@@ -183,7 +205,7 @@ static int __exs_conn_send_buf(struct exs_conn *conn, const void *msg,
 static int exs_conn_send_buf(struct exs_conn *conn, const void *msg, u32 len,
 			     enum exs_tx_kind kind)
 {
-	/* a closed connection's PD may be gone already */
+	/* nothing more on a closed connection */
 	if (conn->state != EXS_CONN_ESTABLISHED)
 		return -ENOTCONN;
 	return __exs_conn_send_buf(conn, msg, len, kind);
@@ -229,12 +251,20 @@ int exs_conn_send_resume(struct exs_conn *conn)
 				 EXS_TX_CTRL);
 }
 
+/* An OPEN, JOIN or JOINED speaks the version its QP speaks. */
+static void exs_conn_self_version(struct exs_conn *conn)
+{
+	conn->self.version = exs_link(conn)->version;
+	conn->self.version_min = conn->self.version;
+}
+
 /* A connector's OPEN on its parked QP, or a parked rider's channel (with
  * its own for the answer), for the connection conn->self names
  * (reuse.c).  Called under conn->lock.
  */
 int exs_conn_send_open(struct exs_conn *conn)
 {
+	exs_conn_self_version(conn);
 	exs_wire_build_open(&conn->tx_open, EXS_MSG_OPEN, conn->peer_chan,
 			    conn->carrier ? conn->chan : 0, &conn->self);
 	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open),
@@ -249,6 +279,7 @@ int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type)
 	conn->self.ring_addr = conn->mr->iova;
 	conn->self.ring_rkey = conn->mr->rkey;
 	conn->self.ring_len = conn->rsize;
+	exs_conn_self_version(conn);
 	exs_wire_build_open(&conn->tx_open, type, conn->peer_chan, conn->chan,
 			    &conn->self);
 	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open),
@@ -412,7 +443,6 @@ static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 	struct ib_sge sge = {
 		.addr	= conn->tdma + off,
 		.length	= len,
-		.lkey	= exs_link(conn)->pd->local_dma_lkey,
 	};
 	struct ib_rdma_wr wr = {
 		.wr = {
@@ -432,14 +462,11 @@ static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 	if (exs_signal_due(!conn->nodelay, slot->seq - conn->sq_signaled,
 			   slot->end - conn->tdone, conn->tsize))
 		wr.wr.send_flags |= IB_SEND_SIGNALED;
+	/* else synced for the device as it is posted (exs_post_qp()) */
 	if (len <= conn->inline_max) {
 		sge.addr = (uintptr_t)conn->tbuf + off;
 		wr.wr.send_flags |= IB_SEND_INLINE;
 		EXS_INC_STATS(conn->net, EXS_MIB_INLINEWRITES);
-	} else {
-		ib_dma_sync_single_for_device(exs_link(conn)->dev->ibdev,
-					      conn->tdma + off, len,
-					      DMA_TO_DEVICE);
 	}
 	return exs_post_send(conn, &wr.wr);
 }

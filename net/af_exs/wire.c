@@ -11,27 +11,49 @@
 #include "ring.h"
 #include "wire.h"
 
-static int exs_wire_check_version(u8 version)
+/* The version an acceptor speaking EXS_WIRE_VERSION_MIN to @max answers a
+ * REQ offering @lo to @hi in: the highest both speak, or 0 for none.
+ */
+u8 exs_wire_pick_version(u8 lo, u8 hi, u8 max)
 {
-	return version == EXS_WIRE_VERSION ? 0 : -EPROTONOSUPPORT;
+	u8 v = min(hi, max);
+
+	return v >= lo && v >= EXS_WIRE_VERSION_MIN ? v : 0;
 }
 
-/* -EPROTONOSUPPORT: another protocol version; -EPROTO: malformed. */
-int exs_wire_parse_req(const void *data, unsigned int len,
+/* A REQ offering versions the acceptor, speaking up to @max, can answer
+ * in: the one it picks in peer->version.  -EPROTONOSUPPORT: none in
+ * common; -EPROTO: malformed.
+ */
+int exs_wire_parse_req(const void *data, unsigned int len, u8 max,
 		       struct exs_wire_peer *peer)
 {
 	const struct exs_wire_req *req = data;
-	int err;
+	u16 flags, known = EXS_WIRE_REQ_RESUME | EXS_WIRE_REQ_SHARE;
+	u8 lo, v;
 
 	if (!data || !len)
 		return -EPROTO;
-	err = exs_wire_check_version(req->version);
-	if (err)
-		return err;
+	/* an older version is told apart even from a short message */
+	if (req->version < EXS_WIRE_VERSION_MIN)
+		return -EPROTONOSUPPORT;
 	if (len < sizeof(*req))
 		return -EPROTO;
+	flags = be16_to_cpu(req->flags);
+	lo = req->version;
+	if (req->version >= EXS_WIRE_V_RANGE) {
+		lo = flags >> EXS_WIRE_REQ_VMIN_SHIFT;
+		flags &= (1 << EXS_WIRE_REQ_VMIN_SHIFT) - 1;
+		if (!lo || lo > req->version)
+			return -EPROTO;
+	}
+	v = exs_wire_pick_version(lo, req->version, max);
+	if (!v)
+		return -EPROTONOSUPPORT;
 
 	memset(peer, 0, sizeof(*peer));
+	peer->version = v;
+	peer->version_min = lo;
 	memcpy(&peer->saddr, req->saddr, sizeof(peer->saddr));
 	memcpy(&peer->daddr, req->daddr, sizeof(peer->daddr));
 	switch (req->family) {
@@ -50,12 +72,10 @@ int exs_wire_parse_req(const void *data, unsigned int len,
 	default:
 		return -EPROTO;
 	}
-	if ((be16_to_cpu(req->flags) &
-	     ~(EXS_WIRE_REQ_RESUME | EXS_WIRE_REQ_SHARE)) ||
-	    !req->sport || !req->dport)
+	if ((flags & ~known) || !req->sport || !req->dport)
 		return -EPROTO;
-	peer->resume = be16_to_cpu(req->flags) & EXS_WIRE_REQ_RESUME;
-	peer->share = be16_to_cpu(req->flags) & EXS_WIRE_REQ_SHARE;
+	peer->resume = flags & EXS_WIRE_REQ_RESUME;
+	peer->share = flags & EXS_WIRE_REQ_SHARE;
 	peer->sport = req->sport;
 	peer->dport = req->dport;
 	peer->ring_addr = be64_to_cpu(req->ring_addr);
@@ -66,19 +86,20 @@ int exs_wire_parse_req(const void *data, unsigned int len,
 	return 0;
 }
 
+/* The REP to a REQ that offered @self's versions: it must pick one. */
 int exs_wire_parse_rep(const void *data, unsigned int len,
+		       const struct exs_wire_peer *self,
 		       struct exs_wire_peer *peer)
 {
 	const struct exs_wire_rep *rep = data;
-	int err;
 
 	if (!data || len < sizeof(*rep))
 		return -EPROTO;
-	err = exs_wire_check_version(rep->version);
-	if (err)
-		return err;
+	if (rep->version < self->version_min || rep->version > self->version)
+		return -EPROTONOSUPPORT;
 	if (rep->reason || rep->reserved)
 		return -EPROTO;
+	peer->version = rep->version;
 	peer->ring_addr = be64_to_cpu(rep->ring_addr);
 	peer->ring_rkey = be32_to_cpu(rep->ring_rkey);
 	peer->ring_len = be32_to_cpu(rep->ring_len);
@@ -98,7 +119,8 @@ int exs_wire_parse_rej(const void *data, unsigned int len,
 	peer->reject = EXS_WIRE_REJ_NO_LISTENER;
 	if (!data || len < sizeof(*rep) || !rep->version)
 		return 0;
-	if (rep->version != EXS_WIRE_VERSION ||
+	peer->version = rep->version;
+	if (rep->version < EXS_WIRE_VERSION_MIN ||
 	    rep->reason == EXS_WIRE_REJ_VERSION) {
 		peer->reject = EXS_WIRE_REJ_VERSION;
 		return 0;
@@ -205,11 +227,16 @@ int exs_wire_parse_msg(const void *data, unsigned int len,
 void exs_wire_build_req(struct exs_wire_req *req,
 			const struct exs_wire_peer *self)
 {
+	u16 flags = (self->resume ? EXS_WIRE_REQ_RESUME : 0) |
+		    (self->share ? EXS_WIRE_REQ_SHARE : 0);
+
 	memset(req, 0, sizeof(*req));
-	req->version = EXS_WIRE_VERSION;
+	/* an older version's REQ names that version alone */
+	req->version = self->version;
+	if (self->version >= EXS_WIRE_V_RANGE)
+		flags |= self->version_min << EXS_WIRE_REQ_VMIN_SHIFT;
 	req->family = self->family == AF_INET ? EXS_WIRE_INET : EXS_WIRE_INET6;
-	req->flags = cpu_to_be16((self->resume ? EXS_WIRE_REQ_RESUME : 0) |
-				 (self->share ? EXS_WIRE_REQ_SHARE : 0));
+	req->flags = cpu_to_be16(flags);
 	req->sport = self->sport;
 	req->dport = self->dport;
 	memcpy(req->saddr, &self->saddr, sizeof(req->saddr));
@@ -246,18 +273,20 @@ void exs_wire_build_rec(struct exs_wire_rec *rec, u8 chan, u8 flags, u16 len)
 	rec->len = cpu_to_be16(len);
 }
 
-void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey, u32 len)
+void exs_wire_build_rep(struct exs_wire_rep *rep, u8 version, u64 addr,
+			u32 rkey, u32 len)
 {
 	memset(rep, 0, sizeof(*rep));
-	rep->version = EXS_WIRE_VERSION;
+	rep->version = version;
 	rep->ring_len = cpu_to_be32(len);
 	rep->ring_addr = cpu_to_be64(addr);
 	rep->ring_rkey = cpu_to_be32(rkey);
 }
 
-void exs_wire_build_rej(struct exs_wire_rep *rep, enum exs_wire_reject why)
+void exs_wire_build_rej(struct exs_wire_rep *rep, enum exs_wire_reject why,
+			u8 version)
 {
 	memset(rep, 0, sizeof(*rep));
-	rep->version = EXS_WIRE_VERSION;
+	rep->version = version;
 	rep->reason = why;
 }

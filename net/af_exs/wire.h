@@ -15,9 +15,16 @@
 /* 2: parked connections carry new ones (LAST, OPEN, REFUSE); a REQ may
  * resume a connection (its flags, RESUME), which a peer without it
  * refuses as malformed; 3: a QP carries several (JOIN, JOINED); 4: a
- * shared QP takes BATCH messages
+ * shared QP takes BATCH messages; 5: a REQ names the versions its sender
+ * speaks, the lowest in its flags' high byte, and the REP the one the
+ * acceptor picked, the highest both speak (a host's own is capped by the
+ * module parameter wire_version).  A REQ of 3 or 4 names that version
+ * alone; one of ours to such a host is refused as another version.
  */
-#define EXS_WIRE_VERSION	4
+#define EXS_WIRE_VERSION	5	/* the newest this module speaks */
+#define EXS_WIRE_VERSION_MIN	3	/* the oldest */
+#define EXS_WIRE_V_BATCH	4	/* the first that takes BATCH */
+#define EXS_WIRE_V_RANGE	5	/* the first whose REQ names a range */
 #define EXS_WIRE_PDATA_MAX	56	/* IB CM REQ minus the rdma_cm header */
 
 enum {
@@ -44,10 +51,13 @@ struct exs_wire_req {
 
 #define EXS_WIRE_REQ_RESUME	0x0001
 #define EXS_WIRE_REQ_SHARE	0x0002	/* the QP may carry more (share.c) */
+#define EXS_WIRE_REQ_VMIN_SHIFT	8	/* from 5: the lowest version spoken */
 
 /* REP (accept) and REJ (reject): the server's ring, or why not. */
 struct exs_wire_rep {
-	u8	version;	/* in a REJ: the version the server speaks */
+	u8	version;	/* the one picked; in a REJ: the highest the
+				 * server speaks
+				 */
 	u8	reason;		/* in a REJ: enum exs_wire_reject */
 	__be16	reserved;
 	__be32	ring_len;
@@ -170,11 +180,19 @@ struct exs_wire_peer {
 	u8		reject;		/* enum exs_wire_reject */
 	bool		resume;		/* a REQ's EXS_WIRE_REQ_RESUME */
 	bool		share;		/* a REQ's EXS_WIRE_REQ_SHARE */
+	/* Built: the versions a REQ offers.  Parsed: a REQ's, the one the
+	 * acceptor picks (version_min, the lowest it offered); a REP's, the
+	 * one picked; a REJ's, the highest the acceptor speaks.
+	 */
+	u8		version;
+	u8		version_min;
 };
 
-int exs_wire_parse_req(const void *data, unsigned int len,
+u8 exs_wire_pick_version(u8 lo, u8 hi, u8 max);
+int exs_wire_parse_req(const void *data, unsigned int len, u8 max,
 		       struct exs_wire_peer *peer);
 int exs_wire_parse_rep(const void *data, unsigned int len,
+		       const struct exs_wire_peer *self,
 		       struct exs_wire_peer *peer);
 int exs_wire_parse_rej(const void *data, unsigned int len,
 		       struct exs_wire_peer *peer);
@@ -192,8 +210,9 @@ void exs_wire_build_open(struct exs_wire_open *open,
 			 const struct exs_wire_peer *self);
 void exs_wire_build_rec(struct exs_wire_rec *rec, u8 chan, u8 flags,
 			u16 len);
-void exs_wire_build_rep(struct exs_wire_rep *rep, u64 addr, u32 rkey,
-			u32 len);
-void exs_wire_build_rej(struct exs_wire_rep *rep, enum exs_wire_reject why);
+void exs_wire_build_rep(struct exs_wire_rep *rep, u8 version, u64 addr,
+			u32 rkey, u32 len);
+void exs_wire_build_rej(struct exs_wire_rep *rep, enum exs_wire_reject why,
+			u8 version);
 
 #endif /* __EXS_WIRE_H */

@@ -25,6 +25,15 @@ static void exs_wire_test_self(struct exs_wire_peer *p, int family)
 	p->ring_addr = 0x1000;
 	p->ring_rkey = 0x42;
 	p->ring_len = EXS_RING_MIN;
+	p->version = EXS_WIRE_VERSION;
+	p->version_min = EXS_WIRE_VERSION_MIN;
+}
+
+/* A REQ's parse by an acceptor that speaks our versions */
+static int exs_wire_test_req(const void *data, unsigned int len,
+			     struct exs_wire_peer *peer)
+{
+	return exs_wire_parse_req(data, len, EXS_WIRE_VERSION, peer);
 }
 
 static void exs_wire_test_req_roundtrip(struct kunit *test)
@@ -37,8 +46,8 @@ static void exs_wire_test_req_roundtrip(struct kunit *test)
 	for (family = AF_INET; family <= AF_INET6; family += AF_INET6 - AF_INET) {
 		exs_wire_test_self(&self, family);
 		exs_wire_build_req(&req, &self);
-		KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&req, sizeof(req),
-							 &got), 0);
+		KUNIT_ASSERT_EQ(test, exs_wire_test_req(&req, sizeof(req),
+							&got), 0);
 		KUNIT_EXPECT_EQ(test, got.family, self.family);
 		KUNIT_EXPECT_EQ(test, got.sport, self.sport);
 		KUNIT_EXPECT_EQ(test, got.dport, self.dport);
@@ -48,7 +57,7 @@ static void exs_wire_test_req_roundtrip(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, got.ring_rkey, self.ring_rkey);
 		KUNIT_EXPECT_EQ(test, got.ring_len, self.ring_len);
 		/* rdma_cm pads private data: longer is fine */
-		KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, 56, &got), 0);
+		KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, 56, &got), 0);
 	}
 }
 
@@ -56,85 +65,108 @@ static void exs_wire_test_req_bad(struct kunit *test)
 {
 	struct exs_wire_peer self, got;
 	struct exs_wire_req req;
+	__be16 flags;
 
 	exs_wire_test_self(&self, AF_INET);
 	exs_wire_build_req(&req, &self);
 
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(NULL, 0, &got), -EPROTO);
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, 0, &got), -EPROTO);
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req) - 1, &got),
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(NULL, 0, &got), -EPROTO);
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, 0, &got), -EPROTO);
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req) - 1, &got),
 			-EPROTO);
 
-	req.version = EXS_WIRE_VERSION + 1;
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	req.version = EXS_WIRE_VERSION_MIN - 1;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req),
+						 EXS_WIRE_VERSION, &got),
 			-EPROTONOSUPPORT);
-	/* another version is told apart even from a short message */
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, 1, &got),
+	/* an older version is told apart even from a short message */
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, 1, &got),
 			-EPROTONOSUPPORT);
 	req.version = EXS_WIRE_VERSION;
 
 	req.family = 5;
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got),
 			-EPROTO);
 	/* an IPv4 request must carry IPv4-mapped addresses, IPv6 must not */
 	req.family = EXS_WIRE_INET6;
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got),
 			-EPROTO);
 	req.family = EXS_WIRE_INET;
 
 	req.sport = 0;
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got),
 			-EPROTO);
 	req.sport = htons(1);
 
-	/* a flag nobody defined, alone or beside RESUME */
-	req.flags = htons(4);
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	/* a flag nobody defined, alone or beside RESUME (the range in the
+	 * high byte kept: the flag alone is what is wrong)
+	 */
+	flags = req.flags;
+	req.flags = flags | htons(4);
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got),
 			-EPROTO);
-	req.flags = htons(4 | EXS_WIRE_REQ_RESUME);
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	req.flags = flags | htons(4 | EXS_WIRE_REQ_RESUME);
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got),
 			-EPROTO);
-	req.flags = 0;
+	req.flags = flags;
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got), 0);
 
 	/* ring sizes: not a power of two, too small, too large, zero */
 	req.ring_len = cpu_to_be32(EXS_RING_MIN + 4096);
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got),
 			-EPROTO);
 	req.ring_len = cpu_to_be32(EXS_RING_MIN / 2);
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got),
 			-EPROTO);
 	req.ring_len = cpu_to_be32(EXS_RING_MAX * 2);
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got),
 			-EPROTO);
 	req.ring_len = 0;
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got),
+	KUNIT_EXPECT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got),
 			-EPROTO);
 }
 
 static void exs_wire_test_rep_rej(struct kunit *test)
 {
-	struct exs_wire_peer got = {};
+	struct exs_wire_peer self, got = {};
 	struct exs_wire_rep rep;
 
-	exs_wire_build_rep(&rep, 0x2000, 7, EXS_RING_MAX);
-	KUNIT_ASSERT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &got), 0);
+	exs_wire_test_self(&self, AF_INET);
+	exs_wire_build_rep(&rep, EXS_WIRE_VERSION, 0x2000, 7, EXS_RING_MAX);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &self,
+						 &got), 0);
+	KUNIT_EXPECT_EQ(test, got.version, EXS_WIRE_VERSION);
 	KUNIT_EXPECT_EQ(test, got.ring_addr, 0x2000ULL);
 	KUNIT_EXPECT_EQ(test, got.ring_rkey, 7U);
 	KUNIT_EXPECT_EQ(test, got.ring_len, EXS_RING_MAX);
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep) - 1, &got),
-			-EPROTO);
-	rep.version = 9;
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &got),
-			-EPROTONOSUPPORT);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep) - 1, &self,
+						 &got), -EPROTO);
+	/* a version the REQ did not offer */
+	rep.version = EXS_WIRE_VERSION + 1;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &self,
+						 &got), -EPROTONOSUPPORT);
+	rep.version = EXS_WIRE_VERSION_MIN - 1;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &self,
+						 &got), -EPROTONOSUPPORT);
+	self.version_min = EXS_WIRE_VERSION;
+	rep.version = EXS_WIRE_VERSION - 1;
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &self,
+						 &got), -EPROTONOSUPPORT);
 
 	/* a reject sent as a REP is not a REP */
-	exs_wire_build_rej(&rep, EXS_WIRE_REJ_BACKLOG);
-	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &got),
-			-EPROTO);
+	exs_wire_build_rej(&rep, EXS_WIRE_REJ_BACKLOG, EXS_WIRE_VERSION);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_rep(&rep, sizeof(rep), &self,
+						 &got), -EPROTO);
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_rej(&rep, sizeof(rep), &got), 0);
 	KUNIT_EXPECT_EQ(test, got.reject, EXS_WIRE_REJ_BACKLOG);
 
-	exs_wire_build_rej(&rep, EXS_WIRE_REJ_VERSION);
+	/* it says the highest version the acceptor speaks */
+	exs_wire_build_rej(&rep, EXS_WIRE_REJ_VERSION, EXS_WIRE_VERSION_MIN);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_rej(&rep, sizeof(rep), &got), 0);
+	KUNIT_EXPECT_EQ(test, got.reject, EXS_WIRE_REJ_VERSION);
+	KUNIT_EXPECT_EQ(test, got.version, EXS_WIRE_VERSION_MIN);
+	/* one older than any we speak refused for another reason */
+	exs_wire_build_rej(&rep, EXS_WIRE_REJ_BACKLOG, 1);
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_rej(&rep, sizeof(rep), &got), 0);
 	KUNIT_EXPECT_EQ(test, got.reject, EXS_WIRE_REJ_VERSION);
 
@@ -146,9 +178,85 @@ static void exs_wire_test_rep_rej(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got.reject, EXS_WIRE_REJ_NO_LISTENER);
 
 	/* unknown reason */
-	exs_wire_build_rej(&rep, EXS_WIRE_REJ_NOMEM);
+	exs_wire_build_rej(&rep, EXS_WIRE_REJ_NOMEM, EXS_WIRE_VERSION);
 	rep.reason = 200;
 	KUNIT_EXPECT_EQ(test, exs_wire_parse_rej(&rep, sizeof(rep), &got),
+			-EPROTO);
+}
+
+/* The acceptor answers in the highest version both ends speak, and the
+ * connector takes that answer; a REQ of 3 or 4 offers that version alone.
+ */
+static void exs_wire_test_versions(struct kunit *test)
+{
+	struct exs_wire_peer self, got, rep_got;
+	struct exs_wire_rep rep;
+	struct exs_wire_req req;
+	u8 hi, lo, max, want;
+	int err;
+
+	exs_wire_test_self(&self, AF_INET);
+	for (hi = EXS_WIRE_VERSION_MIN; hi <= EXS_WIRE_VERSION; hi++) {
+		lo = hi < EXS_WIRE_V_RANGE ? hi : self.version_min;
+		for (max = EXS_WIRE_VERSION_MIN; max <= EXS_WIRE_VERSION;
+		     max++) {
+			want = min(hi, max);
+			self.version = hi;
+			exs_wire_build_req(&req, &self);
+			err = exs_wire_parse_req(&req, sizeof(req), max, &got);
+			if (want < lo) {
+				KUNIT_EXPECT_EQ(test, err, -EPROTONOSUPPORT);
+				continue;
+			}
+			KUNIT_ASSERT_EQ(test, err, 0);
+			KUNIT_EXPECT_EQ(test, got.version, want);
+			KUNIT_EXPECT_EQ(test, got.version_min, lo);
+			/* flags are flags: the range is not a flag */
+			KUNIT_EXPECT_FALSE(test, got.resume || got.share);
+			/* the REP names it, and the connector takes it */
+			exs_wire_build_rep(&rep, got.version, 0x2000, 7,
+					   EXS_RING_MIN);
+			KUNIT_ASSERT_EQ(test,
+					exs_wire_parse_rep(&rep, sizeof(rep),
+							   &self, &rep_got),
+					0);
+			KUNIT_EXPECT_EQ(test, rep_got.version, want);
+		}
+		/* an older version's REQ names that version alone */
+		if (hi < EXS_WIRE_V_RANGE)
+			KUNIT_EXPECT_EQ(test, req.flags, 0);
+	}
+	/* a newer host than us, whose range reaches ours */
+	self.version = EXS_WIRE_VERSION + 2;
+	exs_wire_build_req(&req, &self);
+	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&req, sizeof(req),
+						 EXS_WIRE_VERSION, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.version, EXS_WIRE_VERSION);
+	/* ...and one whose range does not */
+	self.version_min = EXS_WIRE_VERSION + 1;
+	exs_wire_build_req(&req, &self);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req),
+						 EXS_WIRE_VERSION, &got),
+			-EPROTONOSUPPORT);
+	/* a range that is none: no lowest, or a lowest above the highest */
+	req.flags = cpu_to_be16(0);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req),
+						 EXS_WIRE_VERSION, &got),
+			-EPROTO);
+	req.version = EXS_WIRE_VERSION;
+	req.flags = cpu_to_be16((EXS_WIRE_VERSION + 1) <<
+				EXS_WIRE_REQ_VMIN_SHIFT);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req),
+						 EXS_WIRE_VERSION, &got),
+			-EPROTO);
+	/* a version-4 REQ with bits in the high byte is malformed */
+	self.version = EXS_WIRE_V_BATCH;
+	self.version_min = EXS_WIRE_VERSION_MIN;
+	exs_wire_build_req(&req, &self);
+	req.flags = cpu_to_be16(EXS_WIRE_VERSION_MIN <<
+				EXS_WIRE_REQ_VMIN_SHIFT);
+	KUNIT_EXPECT_EQ(test, exs_wire_parse_req(&req, sizeof(req),
+						 EXS_WIRE_VERSION, &got),
 			-EPROTO);
 }
 
@@ -204,12 +312,15 @@ static void exs_wire_test_resume(struct kunit *test)
 
 	exs_wire_test_self(&self, AF_INET);
 	exs_wire_build_req(&req, &self);
-	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got), 0);
+	KUNIT_ASSERT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got), 0);
 	KUNIT_EXPECT_FALSE(test, got.resume);
 	self.resume = true;
 	exs_wire_build_req(&req, &self);
-	KUNIT_EXPECT_EQ(test, be16_to_cpu(req.flags), EXS_WIRE_REQ_RESUME);
-	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&req, sizeof(req), &got), 0);
+	/* the high byte is the lowest version offered (wire.h) */
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(req.flags) &
+			((1 << EXS_WIRE_REQ_VMIN_SHIFT) - 1),
+			EXS_WIRE_REQ_RESUME);
+	KUNIT_ASSERT_EQ(test, exs_wire_test_req(&req, sizeof(req), &got), 0);
 	KUNIT_EXPECT_TRUE(test, got.resume);
 	KUNIT_EXPECT_EQ(test, got.ring_rkey, self.ring_rkey);
 
@@ -279,8 +390,8 @@ static void exs_wire_test_reuse_msgs(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, exs_wire_parse_msg(&open, sizeof(open), &type,
 						 &cursor, &chan), 0);
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_OPEN);
-	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&open.req, sizeof(open.req),
-						 &got), 0);
+	KUNIT_ASSERT_EQ(test, exs_wire_test_req(&open.req, sizeof(open.req),
+						&got), 0);
 	KUNIT_EXPECT_EQ(test, got.sport, self.sport);
 	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&got.daddr, &self.daddr));
 	KUNIT_EXPECT_EQ(test, got.ring_rkey, self.ring_rkey);
@@ -343,8 +454,8 @@ static void exs_wire_test_share_msgs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, type, EXS_MSG_JOIN);
 	KUNIT_EXPECT_EQ(test, cursor, 5U);
 	KUNIT_EXPECT_EQ(test, chan, 0);
-	KUNIT_ASSERT_EQ(test, exs_wire_parse_req(&open.req, sizeof(open.req),
-						 &got), 0);
+	KUNIT_ASSERT_EQ(test, exs_wire_test_req(&open.req, sizeof(open.req),
+						&got), 0);
 	KUNIT_EXPECT_TRUE(test, got.share);
 	KUNIT_EXPECT_FALSE(test, got.resume);
 	/* a JOIN to a rider, or naming channel 0 or none there is */
@@ -493,6 +604,7 @@ static struct kunit_case exs_wire_test_cases[] = {
 	KUNIT_CASE(exs_wire_test_req_roundtrip),
 	KUNIT_CASE(exs_wire_test_req_bad),
 	KUNIT_CASE(exs_wire_test_rep_rej),
+	KUNIT_CASE(exs_wire_test_versions),
 	KUNIT_CASE(exs_wire_test_msg),
 	KUNIT_CASE(exs_wire_test_reuse_msgs),
 	KUNIT_CASE(exs_wire_test_resume),

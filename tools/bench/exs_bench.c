@@ -12,6 +12,10 @@
  *   stream  -z byte writes for -t seconds: what the server received, Mbit/s
  *   conn    connect, one 1-byte exchange, close, for -t seconds: per second
  *   rr      -n clients, each a connection doing -z byte ping-pongs: per second
+ *   fair    pp, alone and then while a second connection of the family
+ *           streams 64 KiB writes, -t seconds each: lat_us under that
+ *           load, lat_alone_us without (streams sharing a link, and two
+ *           TCP connections, measured alike)
  *
  * Every connection opens with a struct hello naming what the server does
  * with it.  A control connection asks the server host's busy CPU time at the
@@ -403,7 +407,7 @@ static void tally_add(struct tally *t, const struct snap *a,
 
 struct result {
 	uint64_t iters, bytes;
-	double elapsed, lat_us, lat_p99_us;
+	double elapsed, lat_us, lat_p99_us, lat_alone_us;
 	const char *carrier;
 	struct tally use;
 };
@@ -450,6 +454,15 @@ static void pp_run(struct pp *p, double end)
 	p->elapsed += now() - t0;
 }
 
+/* the median one-way latency, in us; sorts the samples */
+static double pp_median(struct pp *p)
+{
+	uint64_t n = p->n < MAX_SAMPLES ? p->n : MAX_SAMPLES;
+
+	qsort(p->rtt, n, sizeof(*p->rtt), cmp_double);
+	return p->rtt[n / 2] / 2 * 1e6;
+}
+
 static void pp_close(struct pp *p, struct result *r)
 {
 	uint64_t n = p->n < MAX_SAMPLES ? p->n : MAX_SAMPLES;
@@ -457,8 +470,7 @@ static void pp_close(struct pp *p, struct result *r)
 	r->elapsed = p->elapsed;
 	r->iters = p->n;
 	r->bytes = 2 * p->n * cfg.size;
-	qsort(p->rtt, n, sizeof(*p->rtt), cmp_double);
-	r->lat_us = p->rtt[n / 2] / 2 * 1e6;
+	r->lat_us = pp_median(p);
 	r->lat_p99_us = p->rtt[n * 99 / 100] / 2 * 1e6;
 	close(p->fd);
 	free(p->rtt);
@@ -478,14 +490,18 @@ static void ping_pong(struct result *r)
 struct sink {
 	int fd;
 	char *buf;
+	unsigned int size;	/* of each write */
 	uint64_t n;
 	double elapsed;
+	bool stop;	/* fair's load: stop before the end (atomic) */
 };
 
-static void sink_open(struct sink *k, const char *family, struct result *r)
+static void sink_open(struct sink *k, const char *family, struct result *r,
+		      unsigned int size)
 {
-	k->fd = dial_family(family, MODE_SINK, cfg.size, 0);
-	k->buf = calloc(1, cfg.size);
+	k->size = size;
+	k->fd = dial_family(family, MODE_SINK, size, 0);
+	k->buf = calloc(1, size);
 	if (!k->buf)
 		die("calloc");
 	r->carrier = carrier(k->fd);
@@ -501,10 +517,10 @@ static void sink_run(struct sink *k, double end, bool drain)
 	int queued;
 
 	do {
-		if (full_io(k->fd, k->buf, cfg.size, true))
+		if (full_io(k->fd, k->buf, k->size, true))
 			die("send");
 		k->n++;
-	} while (now() < end);
+	} while (now() < end && !__atomic_load_n(&k->stop, __ATOMIC_RELAXED));
 	while (drain && !ioctl(k->fd, SIOCOUTQ, &queued) && queued > 0)
 		usleep(200);
 	k->elapsed += now() - t0;
@@ -522,9 +538,9 @@ static void sink_close(struct sink *k, struct result *r)
 	if (full_io(k->fd, &got, sizeof(got), false))
 		die("the server's count of streamed bytes");
 	r->elapsed = k->elapsed + now() - t0;
-	if (got != k->n * cfg.size)
+	if (got != k->n * k->size)
 		fprintf(stderr, "exs_bench: sent %llu bytes, server got %llu\n",
-			(unsigned long long)(k->n * cfg.size),
+			(unsigned long long)(k->n * k->size),
 			(unsigned long long)got);
 	r->iters = k->n;
 	r->bytes = got;
@@ -536,9 +552,48 @@ static void stream(struct result *r)
 {
 	struct sink k = { 0 };
 
-	sink_open(&k, cfg.family, r);
+	sink_open(&k, cfg.family, r, cfg.size);
 	sink_run(&k, now() + cfg.seconds, false);
 	sink_close(&k, r);
+}
+
+/* fair: a ping-pong's median alone, then beside a stream of 64 KiB
+ * writes on a second connection of the same family (on AF_EXS, the
+ * same link, with net.exs.share_qp on)
+ */
+#define FAIR_LOAD_SIZE	65536
+
+static void *fair_load(void *arg)
+{
+	struct sink *k = arg;
+
+	sink_run(k, now() + 10 * cfg.seconds + 60, false);
+	return NULL;
+}
+
+static void fairness(struct result *r)
+{
+	struct sink k = { 0 };
+	struct result load = { 0 };
+	struct pp p = { 0 };
+	pthread_t t;
+
+	pp_open(&p, cfg.family, r);
+	pp_run(&p, now() + cfg.seconds);
+	r->lat_alone_us = pp_median(&p);
+	p.n = 0;
+	p.elapsed = 0;
+	sink_open(&k, cfg.family, &load, FAIR_LOAD_SIZE);
+	if (pthread_create(&t, NULL, fair_load, &k))
+		die("pthread_create");
+	usleep(200000);		/* the stream up to speed */
+	pp_run(&p, now() + cfg.seconds);
+	__atomic_store_n(&k.stop, true, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	pp_close(&p, r);
+	sink_close(&k, &load);
+	if (strcmp(load.carrier, r->carrier))
+		r->carrier = "mixed";
 }
 
 /* -A: the workload on a connection of each family, in turns; each turn's
@@ -558,7 +613,7 @@ static void alternate(int ctl, struct result r[2])
 		if (pp)
 			pp_open(&p[i], fam[i], &r[i]);
 		else
-			sink_open(&k[i], fam[i], &r[i]);
+			sink_open(&k[i], fam[i], &r[i], cfg.size);
 	}
 	while (done < cfg.seconds) {
 		for (i = 0; i < 2; i++) {
@@ -675,6 +730,8 @@ static void print_result(const struct result *r, const char *label,
 	       (unsigned long long)r->iters, (unsigned long long)r->bytes);
 	printf("\"lat_us\": %.2f, \"lat_p99_us\": %.2f, ", r->lat_us,
 	       r->lat_p99_us);
+	if (r->lat_alone_us)
+		printf("\"lat_alone_us\": %.2f, ", r->lat_alone_us);
 	printf("\"mbit_s\": %.3f, \"per_s\": %.2f, ",
 	       r->bytes * 8 / r->elapsed / 1e6, r->iters / r->elapsed);
 	printf("\"cpu_client_s\": %.2f, \"cpu_server_s\": %.2f, ",
@@ -720,6 +777,8 @@ static int run_client(void)
 		stream(&r[0]);
 	else if (!strcmp(cfg.workload, "conn"))
 		conn_rate(&r[0]);
+	else if (!strcmp(cfg.workload, "fair"))
+		fairness(&r[0]);
 	else
 		request_response(&r[0]);
 	snap_end(ctl, &b);
@@ -731,7 +790,7 @@ static int run_client(void)
 
 static const char help[] =
 	"exs_bench -s [-f tcp|exs|smc] [-p PORT]\n"
-	"exs_bench -c ADDR [-f tcp|exs|smc] [-p PORT] [-w pp|stream|conn|rr]\n"
+	"exs_bench -c ADDR [-f tcp|exs|smc] [-p PORT] [-w pp|stream|conn|rr|fair]\n"
 	"          [-z SIZE] [-n CLIENTS] [-t SECONDS] [-b BUSY_US] [-L LABEL]\n"
 	"          [-S SERVERS] [-A tcp|exs|smc [-M LABEL]]\n";
 
@@ -814,7 +873,8 @@ int main(int argc, char **argv)
 		run_server();
 	if (!cfg.addr || (strcmp(cfg.workload, "pp") &&
 			  strcmp(cfg.workload, "stream") &&
-			  strcmp(cfg.workload, "conn") && strcmp(cfg.workload, "rr")))
+			  strcmp(cfg.workload, "conn") && strcmp(cfg.workload, "rr") &&
+			  strcmp(cfg.workload, "fair")))
 		bad_args();
 	/* turns of pp or stream only */
 	if (cfg.family2 && strcmp(cfg.workload, "pp") &&

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * exsconfig: the AF_EXS map, policy, counters and sockets of the current
- * network namespace, over the af_exs generic netlink family
+ * exsconfig: the AF_EXS map, policy, counters, sockets and links of the
+ * current network namespace, over the af_exs generic netlink family
  * (Documentation/af_exs/exsconfig.rst).
  *
  * Exit status: 0 done; 1 bad usage or input (nothing changed); 2 the
@@ -51,6 +51,14 @@ static const char *const fallback_names[] = {
 	[EXS_FALLBACK_NEG_CACHE]	= "neg_cache",
 };
 
+static const char *const link_state_names[] = {
+	[EXS_LINK_STATE_CONNECTING]	= "connecting",
+	[EXS_LINK_STATE_UP]		= "up",
+	[EXS_LINK_STATE_PARKED]		= "parked",
+	[EXS_LINK_STATE_RESUMING]	= "resuming",
+	[EXS_LINK_STATE_CLOSING]	= "closing",
+};
+
 /* TCP states, as ss names them */
 static const char *const state_names[] = {
 	"UNKNOWN", "ESTAB", "SYN-SENT", "SYN-RECV", "FIN-WAIT-1",
@@ -77,6 +85,7 @@ static int print_usage(void)
 		"  stats                     the namespace's counters\n"
 		"  reset-stats               start them again from zero\n"
 		"  sockets                   every AF_EXS socket, its transport and state\n"
+		"  links                     every RDMA link to a peer host, its streams and bytes\n"
 		"  -j                        JSON output\n");
 	return EXIT_USAGE;
 }
@@ -513,6 +522,10 @@ static int sock_attr_cb(const struct nlattr *attr, void *data)
 		json_object_set_new(o, "ack_timeout",
 				    json_integer(mnl_attr_get_u8(attr)));
 		break;
+	case EXS_SOCK_LINK:
+		json_object_set_new(o, "link",
+				    json_integer(mnl_attr_get_u32(attr)));
+		break;
 	default:
 		if (type < ARRAY_SIZE(u32_keys) && u32_keys[type])
 			json_object_set_new(o, u32_keys[type],
@@ -534,6 +547,15 @@ static long long jint(json_t *o, const char *k)
 	return json_integer_value(json_object_get(o, k));
 }
 
+/* @o's integer @k as text in @buf, or "-" when it has none */
+static const char *jnum(json_t *o, const char *k, char *buf, size_t len)
+{
+	if (!json_is_integer(json_object_get(o, k)))
+		return "-";
+	snprintf(buf, len, "%lld", jint(o, k));
+	return buf;
+}
+
 static int cmd_sockets(void)
 {
 	struct nests n = { EXS_A_SOCK, sock_attr_cb, json_array() };
@@ -547,22 +569,108 @@ static int cmd_sockets(void)
 	}
 	if (json)
 		return print_json(a);
-	printf("%-9s %-10s %-10s %-24s %-24s %-11s %9s %9s %12s %12s\n",
+	printf("%-9s %-10s %-10s %-24s %-24s %-11s %9s %9s %12s %12s %6s\n",
 	       "Transport", "State", "Fallback", "Local", "Peer", "Inode",
-	       "RxRing", "TxCredit", "BytesSent", "BytesRecv");
+	       "RxRing", "TxCredit", "BytesSent", "BytesRecv", "Link");
 	json_array_foreach(a, i, o) {
-		char local[64], peer[64];
+		char local[64], peer[64], link[16];
 
 		snprintf(local, sizeof(local), "%s:%lld", jstr(o, "local"),
 			 jint(o, "local_port"));
 		snprintf(peer, sizeof(peer), "%s:%lld", jstr(o, "peer"),
 			 jint(o, "peer_port"));
-		printf("%-9s %-10s %-10s %-24s %-24s %-11lld %9lld %9lld %12lld %12lld\n",
+		printf("%-9s %-10s %-10s %-24s %-24s %-11lld %9lld %9lld %12lld %12lld %6s\n",
 		       jstr(o, "transport"), jstr(o, "state"),
 		       jstr(o, "fallback"), local, peer, jint(o, "inode"),
 		       jint(o, "rx_ring"), jint(o, "tx_credit"),
-		       jint(o, "bytes_sent"), jint(o, "bytes_received"));
+		       jint(o, "bytes_sent"), jint(o, "bytes_received"),
+		       jnum(o, "link", link, sizeof(link)));
 	}
+	json_decref(a);
+	return 0;
+}
+
+/* ---- links ------------------------------------------------------------- */
+
+static int link_attr_cb(const struct nlattr *attr, void *data)
+{
+	unsigned int type = mnl_attr_get_type(attr);
+	json_t *o = data;
+	const char *s;
+
+	switch (type) {
+	case EXS_LINK_ID:
+		json_object_set_new(o, "id",
+				    json_integer(mnl_attr_get_u32(attr)));
+		break;
+	case EXS_LINK_NODE:
+		sock_addr(o, "node", attr);
+		break;
+	case EXS_LINK_FAMILY:
+		s = mnl_attr_get_u8(attr) == AF_INET ? "inet" : "inet6";
+		json_object_set_new(o, "family", json_string(s));
+		break;
+	case EXS_LINK_DEVICE:
+		json_object_set_new(o, "device",
+				    json_string(mnl_attr_get_str(attr)));
+		break;
+	case EXS_LINK_STATE:
+		s = name_of(link_state_names, ARRAY_SIZE(link_state_names),
+			    mnl_attr_get_u8(attr));
+		json_object_set_new(o, "state", json_string(s));
+		break;
+	case EXS_LINK_SHARED:
+		json_object_set_new(o, "shared",
+				    json_boolean(mnl_attr_get_u8(attr)));
+		break;
+	case EXS_LINK_STREAMS:
+		json_object_set_new(o, "streams",
+				    json_integer(mnl_attr_get_u32(attr)));
+		break;
+	case EXS_LINK_TX_BYTES:
+		json_object_set_new(o, "bytes_sent",
+				    json_integer(mnl_attr_get_u64(attr)));
+		break;
+	case EXS_LINK_RX_BYTES:
+		json_object_set_new(o, "bytes_received",
+				    json_integer(mnl_attr_get_u64(attr)));
+		break;
+	case EXS_LINK_RESUMES:
+		json_object_set_new(o, "resumes",
+				    json_integer(mnl_attr_get_u32(attr)));
+		break;
+	case EXS_LINK_VERSION:
+		json_object_set_new(o, "version",
+				    json_integer(mnl_attr_get_u8(attr)));
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int cmd_links(void)
+{
+	struct nests n = { EXS_A_LINK, link_attr_cb, json_array() };
+	json_t *a = n.array, *o;
+	size_t i;
+	int ret = dump(EXS_CMD_LINK_GET, nests_cb, &n, "links");
+
+	if (ret) {
+		json_decref(a);
+		return ret;
+	}
+	if (json)
+		return print_json(a);
+	printf("%-6s %-10s %-24s %-6s %-16s %-6s %7s %12s %12s %7s %7s\n",
+	       "Link", "State", "Node", "Family", "Device", "Shared",
+	       "Streams", "BytesSent", "BytesRecv", "Resumes", "Version");
+	json_array_foreach(a, i, o)
+		printf("%-6lld %-10s %-24s %-6s %-16s %-6s %7lld %12lld %12lld %7lld %7lld\n",
+		       jint(o, "id"), jstr(o, "state"), jstr(o, "node"),
+		       jstr(o, "family"), jstr(o, "device"),
+		       json_is_true(json_object_get(o, "shared")) ? "yes" : "no",
+		       jint(o, "streams"), jint(o, "bytes_sent"),
+		       jint(o, "bytes_received"), jint(o, "resumes"),
+		       jint(o, "version"));
 	json_decref(a);
 	return 0;
 }
@@ -611,6 +719,8 @@ int main(int argc, char **argv)
 			     "reset-stats");
 	else if (!strcmp(cmd, "sockets") && !argc)
 		ret = cmd_sockets();
+	else if (!strcmp(cmd, "links") && !argc)
+		ret = cmd_links();
 	else
 		ret = print_usage();
 	exs_nl_close(&nl);

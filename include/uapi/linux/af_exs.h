@@ -131,6 +131,7 @@ enum exs_cmd {
 	EXS_CMD_STATS_GET,	/* EXS_A_STAT, one per counter */
 	EXS_CMD_STATS_RESET,
 	EXS_CMD_SOCK_GET,	/* dump: one EXS_A_SOCK per AF_EXS socket */
+	EXS_CMD_LINK_GET,	/* dump: one EXS_A_LINK per link */
 	__EXS_CMD_MAX,
 };
 
@@ -142,6 +143,7 @@ enum exs_attr {
 	EXS_A_POLICY,		/* u8: enum exs_policy */
 	EXS_A_STAT,		/* nest: enum exs_stat_attr */
 	EXS_A_SOCK,		/* nest: enum exs_sock_attr */
+	EXS_A_LINK,		/* nest: enum exs_link_attr */
 	__EXS_A_MAX,
 };
 
@@ -205,9 +207,49 @@ enum exs_sock_attr {
 	EXS_SOCK_BYTES_RECEIVED,
 	EXS_SOCK_PAD,
 	EXS_SOCK_ACK_TIMEOUT,	/* u8: the QP's, 4.096 us << N (not on iWARP) */
+	EXS_SOCK_LINK,		/* u32: RDMA only, its link's EXS_LINK_ID */
 	__EXS_SOCK_MAX,
 };
 
 #define EXS_SOCK_MAX (__EXS_SOCK_MAX - 1)
+
+/* A link: one RDMA queue pair between this host and a peer host, which
+ * carries one stream (an RDMA socket's connection), or several when
+ * net.exs.share_qp lets them share it, or none while parked for the
+ * next connection.
+ */
+enum exs_link_state {
+	EXS_LINK_STATE_CONNECTING,	/* its queue pair is being set up */
+	EXS_LINK_STATE_UP,
+	EXS_LINK_STATE_PARKED,		/* idle, kept for the next connection */
+	EXS_LINK_STATE_RESUMING,	/* its queue pair failed: moving to a
+					 * new one
+					 */
+	EXS_LINK_STATE_CLOSING,		/* going, its queue pair with it */
+	__EXS_LINK_STATE_MAX,
+};
+
+#define EXS_LINK_STATE_MAX (__EXS_LINK_STATE_MAX - 1)
+
+enum exs_link_attr {
+	EXS_LINK_UNSPEC,
+	EXS_LINK_ID,		/* u32: unique while the module is loaded */
+	EXS_LINK_NODE,		/* binary: 4 or 16 bytes, the peer's RDMA
+				 * address
+				 */
+	EXS_LINK_FAMILY,	/* u8: AF_INET or AF_INET6, of its streams */
+	EXS_LINK_DEVICE,	/* string: the local RDMA device */
+	EXS_LINK_STATE,		/* u8: enum exs_link_state */
+	EXS_LINK_SHARED,	/* u8: 1 when built to carry several streams */
+	EXS_LINK_STREAMS,	/* u32: streams on it now */
+	EXS_LINK_TX_BYTES,	/* u64: its streams' bytes sent on it, in all */
+	EXS_LINK_RX_BYTES,	/* u64: ...and received */
+	EXS_LINK_RESUMES,	/* u32: times it moved to a new queue pair */
+	EXS_LINK_PAD,
+	EXS_LINK_VERSION,	/* u8: the wire version its queue pair speaks */
+	__EXS_LINK_MAX,
+};
+
+#define EXS_LINK_MAX (__EXS_LINK_MAX - 1)
 
 #endif /* _UAPI_LINUX_AF_EXS_H */

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The link dump (EXS_CMD_LINK_GET): every RDMA queue pair of a namespace
+ * between this host and a peer host, with the streams on it and what
+ * they moved.
+ *
+ * A link is a connection that owns its QP (one that is not a rider):
+ * an unshared connection, a carrier with its riders, a parked QP, or a
+ * carrier whose own stream ended (link_only).  Each is on its device's
+ * list from the QP's creation to its teardown, so the dump walks the
+ * devices' lists, under their locks and each link's own.
+ */
+#include <linux/af_exs.h>
+#include <net/genetlink.h>
+#include <net/ipv6.h>
+
+#include "conn.h"
+#include "diag.h"
+
+/* Where @link stands.  Called under link->lock. */
+static u8 exs_link_diag_state(const struct exs_conn *link)
+{
+	/* a carrier whose own stream parked is up for its riders */
+	if (link->park == EXS_PARK_IDLE && !link->nriders)
+		return EXS_LINK_STATE_PARKED;
+	if (link->park == EXS_PARK_GONE || link->torn_down)
+		return EXS_LINK_STATE_CLOSING;
+	if (link->resume)
+		return EXS_LINK_STATE_RESUMING;
+	/* ...as is one whose own stream ended */
+	if (link->qp_closing ||
+	    (link->state == EXS_CONN_CLOSED && !link->link_only))
+		return EXS_LINK_STATE_CLOSING;
+	if (link->state == EXS_CONN_CONNECTING)
+		return EXS_LINK_STATE_CONNECTING;
+	return EXS_LINK_STATE_UP;
+}
+
+/* The streams on @link: its own, unless it ended or parked, and its
+ * riders'.  Called under link->lock.
+ */
+static u32 exs_link_diag_streams(const struct exs_conn *link)
+{
+	bool own = !link->link_only && link->park == EXS_PARK_NONE &&
+		   link->state != EXS_CONN_CLOSED;
+
+	return own + link->nriders;
+}
+
+static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *link)
+{
+	char devname[IB_DEVICE_NAME_MAX];
+	const struct in6_addr *node = &link->node;
+	struct nlattr *nest;
+
+	/* a rename may rewrite the name as we read it */
+	strscpy(devname, link->dev->ibdev->name, sizeof(devname));
+	nest = nla_nest_start(skb, EXS_A_LINK);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, EXS_LINK_ID, link->link_id) ||
+	    (ipv6_addr_v4mapped(node) ?
+	     nla_put_in_addr(skb, EXS_LINK_NODE, node->s6_addr32[3]) :
+	     nla_put_in6_addr(skb, EXS_LINK_NODE, node)) ||
+	    nla_put_u8(skb, EXS_LINK_FAMILY, link->self.family) ||
+	    nla_put_string(skb, EXS_LINK_DEVICE, devname) ||
+	    nla_put_u8(skb, EXS_LINK_STATE, exs_link_diag_state(link)) ||
+	    nla_put_u8(skb, EXS_LINK_SHARED, link->share) ||
+	    nla_put_u32(skb, EXS_LINK_STREAMS, exs_link_diag_streams(link)) ||
+	    nla_put_u64_64bit(skb, EXS_LINK_TX_BYTES, link->link_tx_bytes,
+			      EXS_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, EXS_LINK_RX_BYTES, link->link_rx_bytes,
+			      EXS_LINK_PAD) ||
+	    nla_put_u32(skb, EXS_LINK_RESUMES, link->link_resumes) ||
+	    nla_put_u8(skb, EXS_LINK_VERSION, link->version)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+struct exs_link_walk {
+	struct sk_buff			*skb;
+	struct netlink_callback		*cb;
+	const struct genl_family	*family;
+	struct net			*net;
+	unsigned long			idx;	/* the namespace's links so far */
+	int				err;	/* the skb is full */
+};
+
+/* One message for @link, if it is the namespace's and not sent yet.
+ * Called under its device's lock (exs_dev_each_conn()), which keeps it
+ * on the device's list and its device set.
+ */
+static void exs_link_dump_one(struct exs_conn *link, void *arg)
+{
+	struct exs_link_walk *w = arg;
+	void *hdr;
+
+	if (w->err || !net_eq(link->net, w->net) ||
+	    w->idx++ < w->cb->args[0])
+		return;
+	hdr = genlmsg_put(w->skb, NETLINK_CB(w->cb->skb).portid,
+			  w->cb->nlh->nlmsg_seq, w->family, NLM_F_MULTI,
+			  EXS_CMD_LINK_GET);
+	if (!hdr) {
+		w->err = -EMSGSIZE;
+		return;
+	}
+	spin_lock(&link->lock);
+	w->err = exs_link_fill(w->skb, link);
+	spin_unlock(&link->lock);
+	if (w->err) {
+		genlmsg_cancel(w->skb, hdr);
+		return;
+	}
+	genlmsg_end(w->skb, hdr);
+	w->cb->args[0]++;
+}
+
+/* One message per link; cb->args[0] is the next one's index among the
+ * namespace's.  A link set up or gone during a dump may be missed or
+ * seen twice, as a socket in the socket dump.
+ */
+int exs_link_diag_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		       const struct genl_family *family)
+{
+	struct exs_link_walk w = {
+		.skb	= skb,
+		.cb	= cb,
+		.family	= family,
+		.net	= sock_net(skb->sk),
+	};
+
+	exs_dev_each_conn(exs_link_dump_one, &w);
+	return skb->len;
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The links a connect may ride, found by a hashed lookup: every queue
+ * pair a connector built to share, keyed by namespace and peer node,
+ * from the connect that builds it until it is freed.  A later connect
+ * to that node joins one that is up (share.c); one still coming up it
+ * waits for.
+ *
+ * Concurrent first connects to a node would each find none up and each
+ * build a queue pair.  As SMC-R lets one first contact build a link
+ * group while the others wait, a connect that finds a link to its node
+ * coming up (new, or parked and carrying a stream again) waits for it,
+ * and then joins it.  The look for a link and the insert of one's own
+ * are one step under the table's lock (exs_link_claim()), so of
+ * concurrent first connects one builds.  Whatever ends the wait (the
+ * queue pair announced, or its attempt ended, or its socket closed)
+ * takes every waiter off and queues its connect work, whose settle
+ * starts its connect again (exs_connect_settle()): it joins the link
+ * now up, or claims again, so that of the waiters of one that never
+ * came up one builds and the others wait for it, all in the time their
+ * connect() has left.  A waiter that closes takes itself off.  A link
+ * already has EXS_SHARE_RIDERS waiters: the next connect builds.
+ *
+ * One lock, exs_links_lock, guards the table, each link's waiters and
+ * each socket's place among them.  It is taken last, under a
+ * connection's lock (which an abort may hold with interrupts off) or a
+ * socket's; inside it, only queue_work() takes the workqueue's own.  A
+ * waiter holds no reference to the link: the link leaves the table, and
+ * drops its waiters, before it is freed.
+ */
+#include <linux/hashtable.h>
+#include <net/ipv6.h>
+
+#include "protocol.h"
+#include "conn.h"
+#include "mib.h"
+
+static DEFINE_HASHTABLE(exs_links, 8);
+static DEFINE_SPINLOCK(exs_links_lock);
+
+static void __exs_link_wait_end(struct exs_conn *conn, u8 reason)
+{
+	struct exs_sock *exs, *tmp;
+
+	lockdep_assert_held(&exs_links_lock);
+	/* a node that did not answer RDMA, or speaks no version of ours,
+	 * would not answer the waiters either
+	 */
+	if (reason != EXS_FALLBACK_TIMEOUT && reason != EXS_FALLBACK_VERSION)
+		reason = EXS_FALLBACK_NONE;
+	WRITE_ONCE(conn->link_pending, false);
+	list_for_each_entry_safe(exs, tmp, &conn->link_waiters,
+				 link_wait_node) {
+		list_del_init(&exs->link_wait_node);
+		exs->link_fail = reason;
+		queue_work(exs_wq, &exs->connect_work);
+	}
+	conn->nwaiters = 0;
+}
+
+/* @conn is up, or will never be (@reason: why its connect fell back, if
+ * it did): every waiter starts its connect again, in the time its
+ * connect() has left, and waits for no link again; or, where the node
+ * did not answer RDMA, goes to TCP as the first did.  Any context;
+ * idempotent.
+ */
+void exs_link_wait_end(struct exs_conn *conn, u8 reason)
+{
+	unsigned long flags;
+
+	/* set before anyone could wait: at the claim, or as a parked link
+	 * is taken (exs_link_reopen())
+	 */
+	if (!READ_ONCE(conn->link_pending))
+		return;
+	spin_lock_irqsave(&exs_links_lock, flags);
+	if (conn->link_pending)
+		__exs_link_wait_end(conn, reason);
+	spin_unlock_irqrestore(&exs_links_lock, flags);
+}
+
+/* @conn, a link parked idle, is taken for a new stream (exs_park_take()):
+ * until it is up again, connects to its node wait for it as for a new
+ * link.  Under the parked pool's lock.
+ */
+void exs_link_reopen(struct exs_conn *conn)
+{
+	unsigned long flags;
+
+	if (hlist_unhashed_lockless(&conn->link_node))
+		return;
+	spin_lock_irqsave(&exs_links_lock, flags);
+	WRITE_ONCE(conn->link_pending, true);
+	spin_unlock_irqrestore(&exs_links_lock, flags);
+}
+
+/* @conn is freed: out of the table, its waiters sent on. */
+void exs_link_table_del(struct exs_conn *conn)
+{
+	unsigned long flags;
+
+	if (hlist_unhashed_lockless(&conn->link_node))
+		return;
+	spin_lock_irqsave(&exs_links_lock, flags);
+	if (conn->link_pending)
+		__exs_link_wait_end(conn, EXS_FALLBACK_NONE);
+	hash_del(&conn->link_node);
+	spin_unlock_irqrestore(&exs_links_lock, flags);
+}
+
+/* Call @fn for each link in @net to @node, under the table's lock: it
+ * may take a reference (refcount_inc_not_zero(): one being freed is
+ * still there) and return true to stop.
+ */
+void exs_links_each(struct net *net, const struct in6_addr *node,
+		    bool (*fn)(struct exs_conn *conn, void *arg), void *arg)
+{
+	struct exs_conn *conn;
+	unsigned long flags;
+
+	spin_lock_irqsave(&exs_links_lock, flags);
+	hash_for_each_possible(exs_links, conn, link_node,
+			       exs_node_hash(net, node)) {
+		if (net_eq(conn->net, net) &&
+		    ipv6_addr_equal(&conn->node, node) && fn(conn, arg))
+			break;
+	}
+	spin_unlock_irqrestore(&exs_links_lock, flags);
+}
+
+/* A link to @conn's node @exs may join or wait for.  One up with room:
+ * @exs's wait is over before it began (its settle, in connect() or its
+ * connect work, joins it; it waits no more after that, so it cannot go
+ * round); one coming up with room: @exs waits on it.
+ */
+static bool __exs_link_wait(struct exs_sock *exs, struct exs_conn *conn)
+{
+	struct exs_conn *link;
+
+	lockdep_assert_held(&exs_links_lock);
+	hash_for_each_possible(exs_links, link, link_node,
+			       exs_node_hash(conn->net, &conn->node)) {
+		if (link == conn || !net_eq(link->net, conn->net) ||
+		    link->self.family != conn->self.family ||
+		    link->ack_cfg != conn->ack_cfg ||
+		    !ipv6_addr_equal(&link->node, &conn->node))
+			continue;
+		if (!link->link_pending) {
+			if (!exs_share_can_carry(link))
+				continue;
+			/* up since this connect looked: settle joins it */
+			exs->link_nowait = true;
+			exs->link_fail = EXS_FALLBACK_NONE;
+			exs->link_waiting = true;
+			queue_work(exs_wq, &exs->connect_work);
+			return true;
+		}
+		if (link->nwaiters >= EXS_SHARE_RIDERS)
+			continue;
+		list_add_tail(&exs->link_wait_node, &link->link_waiters);
+		link->nwaiters++;
+		exs->link_wait = link;
+		exs->link_waiting = true;
+		EXS_INC_STATS(conn->net, EXS_MIB_CONNECTLINKWAIT);
+		return true;
+	}
+	return false;
+}
+
+/* @conn, @exs's connection to its node on a QP built to share, not yet
+ * started: it goes in the table, as the link later connects to that
+ * node wait for until it is up; or, when @may_wait and another link to
+ * the node is up or coming up with room, @exs waits for that one
+ * instead (false: its settle starts it again, and @conn is not used).
+ * One look and one insert under one lock: of concurrent first connects,
+ * one builds.  Under the socket lock.
+ */
+bool exs_link_claim(struct exs_sock *exs, struct exs_conn *conn,
+		    bool may_wait)
+{
+	unsigned long flags;
+	bool build = true;
+
+	spin_lock_irqsave(&exs_links_lock, flags);
+	if (may_wait && !exs->link_nowait && __exs_link_wait(exs, conn)) {
+		build = false;
+	} else {
+		WRITE_ONCE(conn->link_pending, true);
+		hash_add(exs_links, &conn->link_node,
+			 exs_node_hash(conn->net, &conn->node));
+	}
+	spin_unlock_irqrestore(&exs_links_lock, flags);
+	return build;
+}
+
+/* Is @exs's wait over (or did it never wait)?  Once it is, it waits no
+ * more.  Under the socket lock.
+ */
+bool exs_link_wait_over(struct exs_sock *exs)
+{
+	unsigned long flags;
+	bool over;
+
+	if (!exs->link_waiting)
+		return true;
+	spin_lock_irqsave(&exs_links_lock, flags);
+	over = list_empty(&exs->link_wait_node);
+	spin_unlock_irqrestore(&exs_links_lock, flags);
+	if (over)
+		exs->link_waiting = false;
+	return over;
+}
+
+/* @exs closes while it waits: it waits no more.  Under the socket lock. */
+void exs_link_wait_cancel(struct exs_sock *exs)
+{
+	unsigned long flags;
+
+	if (!exs->link_waiting)
+		return;
+	spin_lock_irqsave(&exs_links_lock, flags);
+	/* still on a waiting list: that link counts one waiter less */
+	if (!list_empty(&exs->link_wait_node)) {
+		list_del_init(&exs->link_wait_node);
+		exs->link_wait->nwaiters--;
+	}
+	spin_unlock_irqrestore(&exs_links_lock, flags);
+	exs->link_waiting = false;
+}
