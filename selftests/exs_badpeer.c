@@ -432,6 +432,14 @@ static void req_source(struct wire_req *q, size_t *len)
 	claim_loopback(q->saddr);
 }
 
+/* a destination no TCP segment from another host reaches: the server's
+ * loopback address
+ */
+static void req_dest(struct wire_req *q, size_t *len)
+{
+	claim_loopback(q->daddr);
+}
+
 static void overrun(uint32_t rkey, uint32_t rlen)
 {
 	write_ring(0, 4096, rkey, true, rlen + 1);
@@ -588,6 +596,19 @@ static void join_unshared(uint32_t rkey, uint32_t rlen)
 static void join_source(uint32_t rkey, uint32_t rlen)
 {
 	claim_loopback(sent_req.saddr);
+	send_open_type(WIRE_JOIN, 0, 1, mr->rkey);
+	await_msg(WIRE_REFUSE);
+	send_msg(99, 0, 8);
+}
+
+/* a JOIN for the listener bound to the server's 127.0.0.1, at the port
+ * after the bystander's (exs_badpeer.sh): on TCP no other host reaches
+ * it.  REFUSEd, as join-source is.
+ */
+static void join_dest(uint32_t rkey, uint32_t rlen)
+{
+	claim_loopback(sent_req.daddr);
+	sent_req.dport = htobe16(be16toh(sent_req.dport) + 2);
 	send_open_type(WIRE_JOIN, 0, 1, mr->rkey);
 	await_msg(WIRE_REFUSE);
 	send_msg(99, 0, 8);
@@ -757,6 +778,7 @@ static const struct bad_case cases[] = {
 	REQ("req-flags", req_flags, "a REQ with a flag nobody defined"),
 	REQ("req-resume", req_resume, "a REQ resuming a connection the server never had"),
 	REQ("req-source", req_source, "a REQ claiming TCP source 127.0.0.1"),
+	REQ("req-dest", req_dest, "a REQ claiming TCP destination 127.0.0.1"),
 	RUN("overrun", overrun, "a write longer than the ring's free space"),
 	RUN("short-imm", short_imm, "a write longer than its immediate announces"),
 	RUN("zero-write", zero_write, "a write announcing zero bytes"),
@@ -788,6 +810,8 @@ static const struct bad_case cases[] = {
 	RUN("join-unshared", join_unshared, "a JOIN on a QP not built to carry more"),
 	RUN("batch-unshared", batch_unshared, "a BATCH on a QP not built to carry more"),
 	SHR("join-source", join_source, "a JOIN claiming TCP source 127.0.0.1"),
+	SHR("join-dest", join_dest,
+	    "a JOIN for a listener bound to 127.0.0.1, claiming that destination"),
 	SHR("batch-chan", batch_chan, "a BATCH with bytes for a channel nobody has"),
 	SHR("batch-count", batch_count, "a BATCH of fewer records than it says"),
 	SHR("batch-after-fin", batch_after_fin, "a BATCH after FIN"),

@@ -52,6 +52,26 @@ exs_wait_listen $((port + 1)) 30
 exs_bg exs_connect -x -a $addr -p $((port + 1)) -e exs -n $((64 << 20)) -t 600
 bystander=${EXS_PIDS[-1]}
 
+# A listener for this host only, on 127.0.0.1 (a Redis in protected
+# mode, say): join-dest asks for it over the link; it must accept none.
+lo_accepts=$EXS_TMP/lo-accepts
+tcp_only=$(exs_stat ListenTcpOnly)
+exs_bg exs-run python3 -c '
+import socket, sys
+l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", int(sys.argv[1])))
+l.listen(8)
+while True:
+    c, a = l.accept()
+    with open(sys.argv[2], "a") as f:
+        print(a, file=f)
+' $((port + 2)) "$lo_accepts"
+lo_server=${EXS_PIDS[-1]}
+exs_wait_listen $((port + 2)) 30
+exs_check "a listener on 127.0.0.1 takes RDMA too (not ListenTcpOnly)" \
+	[ "$(exs_stat ListenTcpOnly)" = "$tcp_only" ]
+
 # A child in the CM's handshake is the CM's until the CM ends it: a
 # connector that never answers the REP with its RTU keeps the server's
 # child past the connect deadline (no REJ comes; its CM acknowledges each
@@ -88,11 +108,13 @@ while read -r name what; do
 	before_err=$(exs_stat ProtocolErrors)
 	before_rej=$(exs_stat RdmaReject)
 	before_src=$(exs_stat AcceptBadSource)
+	before_dst=$(exs_stat AcceptBadDest)
 	exs_run "$what ($name): the server ends it" \
 		exs_badpeer -a $addr -p $port -c "$name" -t 60
 	err=$(($(exs_stat ProtocolErrors) - before_err))
 	rej=$(($(exs_stat RdmaReject) - before_rej))
 	src=$(($(exs_stat AcceptBadSource) - before_src))
+	dst=$(($(exs_stat AcceptBadDest) - before_dst))
 	case $name in
 	req-source)
 		# a TCP source the QP's own does not prove: refused, as a
@@ -102,6 +124,18 @@ while read -r name what; do
 	join-source)
 		exs_check "$name: refused, counted as AcceptBadSource" \
 			[ "$src" = 1 ]
+		exs_check "$name: its last message counted as a protocol error" \
+			[ "$err" -ge 1 ] ;;
+	req-dest)
+		# a destination only this host reaches: refused as a
+		# forged source is (no protocol error)
+		exs_assert "$name: rejected, counted as AcceptBadDest" \
+			'[ "$rej" -ge 1 ] && [ "$dst" = 1 ] && [ "$err" = 0 ]' ;;
+	join-dest)
+		exs_check "$name: refused, counted as AcceptBadDest" \
+			[ "$dst" = 1 ]
+		exs_check "$name: the listener on 127.0.0.1 accepted nothing" \
+			[ ! -s "$lo_accepts" ]
 		exs_check "$name: its last message counted as a protocol error" \
 			[ "$err" -ge 1 ] ;;
 	req-version|req-empty)
@@ -140,8 +174,8 @@ exs_check "the connection whose ring it aimed at was left alone" wait "$held"
 
 exs_check "the correct connection beside them moved its bytes intact" \
 	wait "$bystander"
-kill "$server"
-wait "$server" 2>/dev/null
+kill "$server" "$lo_server"
+wait "$server" "$lo_server" 2>/dev/null
 exs_rxe_loop_del exsbp0
 exs_check "nothing was left behind: the module unloads" rmmod af_exs
 exs_check "the module loads again" insmod "$EXS_MODULE"

@@ -24,6 +24,7 @@
 #include "protocol.h"
 #include "conn.h"
 #include "mib.h"
+#include "netns.h"
 #include "ring.h"
 #include "trace.h"
 
@@ -99,6 +100,18 @@ static bool exs_request_fits(const struct exs_listener *lsn,
 	return peer->family == AF_INET6 || !lsn->v6only;
 }
 
+/* Whether @lsn, bound to @daddr's address or to any, would take a TCP
+ * segment for @daddr.
+ */
+static bool exs_listener_addr_ok(const struct exs_listener *lsn,
+				 const struct in6_addr *daddr)
+{
+	return ipv6_addr_any(&lsn->addr) ||
+	       ipv6_addr_equal(&lsn->addr, daddr) ||
+	       (ipv6_addr_v4mapped(&lsn->addr) &&
+		lsn->addr.s6_addr32[3] == htonl(INADDR_ANY));
+}
+
 /* Take a place in @lsn's queue for a new child, as a SYN would: 0, or
  * why not.  The place holds a reference on the listener.
  */
@@ -133,9 +146,10 @@ static void exs_child_unreserve(struct exs_listener *lsn)
 
 /* Whether @peer, from RDMA address @node, claims that address as its
  * TCP-level source, as an AF_EXS connector does (its socket's own name
- * is that address too: connect.c); counted if not.  Anything else would
- * let an RDMA peer pose as any address to the program's checks, which
- * accept() and getpeername() report (overview.rst, "Threat model").
+ * is that address too: connect.c), and it is one a host on a wire could
+ * have; counted if not.  Anything else would let an RDMA peer pose as
+ * any address to the program's checks, which accept() and getpeername()
+ * report (overview.rst, "Threat model").
  */
 static bool exs_source_ok(struct net *net, const struct in6_addr *node,
 			  const struct exs_wire_peer *peer)
@@ -145,12 +159,37 @@ static bool exs_source_ok(struct net *net, const struct in6_addr *node,
 	 */
 	static DEFINE_RATELIMIT_STATE(exs_source_rs, 5 * HZ, 5);
 
-	if (ipv6_addr_equal(node, &peer->saddr))
+	if (!exs_addr_is_martian(node) && ipv6_addr_equal(node, &peer->saddr))
 		return true;
 	EXS_INC_STATS(net, EXS_MIB_BADSOURCE);
 	if (__ratelimit(&exs_source_rs))
 		pr_info("%pI6c claimed TCP source %pI6c: refused\n", node,
 			&peer->saddr);
+	return false;
+}
+
+/* Whether @peer, from RDMA address @node, names as its TCP-level
+ * destination an address a TCP segment from another host could reach:
+ * one of this host's in @net (Linux takes any of them on any interface),
+ * never a loopback one (Linux drops a 127/8 or ::1 destination that came
+ * off a wire as martian, and no AF_EXS connector sends one: rdma_cm
+ * takes no loopback REQ off a device).  Counted if not: a listener bound
+ * to 127.0.0.1 is not for other hosts, and what getsockname() reports
+ * must be an address the peer could have used.  Any context: RCU
+ * lookups only.
+ */
+static bool exs_dest_ok(struct net *net, const struct in6_addr *node,
+			const struct exs_wire_peer *peer)
+{
+	static DEFINE_RATELIMIT_STATE(exs_dest_rs, 5 * HZ, 5);
+	const struct in6_addr *a = &peer->daddr;
+
+	if (!exs_addr_is_martian(a) && exs_addr_is_local(net, a))
+		return true;
+	EXS_INC_STATS(net, EXS_MIB_BADDEST);
+	if (__ratelimit(&exs_dest_rs))
+		pr_info("%pI6c claimed TCP destination %pI6c: refused\n", node,
+			a);
 	return false;
 }
 
@@ -220,8 +259,15 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	 */
 	exs_addr_to_v6((struct sockaddr *)&id->route.addr.dst_addr, &node,
 		       &unused);
-	if (!exs_source_ok(net, &node, &peer))
+	if (!exs_source_ok(net, &node, &peer) || !exs_dest_ok(net, &node, &peer))
 		return exs_reject(id, net, EXS_WIRE_REJ_INVALID, peer.version);
+	/* rdma_cm found the listener by the REQ's RDMA destination, which
+	 * the map may set apart from its TCP one: a listener bound to one
+	 * address takes no stream for another, as on TCP
+	 */
+	if (!exs_listener_addr_ok(lsn, &peer.daddr))
+		return exs_reject(id, net, EXS_WIRE_REJ_NO_LISTENER,
+				  peer.version);
 
 	err = exs_child_reserve(lsn, &rsize, &inline_max);
 	if (err)
@@ -271,10 +317,7 @@ static struct exs_listener *exs_listener_find(struct net *net,
 	hash_for_each_possible_rcu(exs_listeners, lsn, hnode,
 				   (__force u16)peer->dport) {
 		if (net_eq(lsn->net, net) && exs_request_fits(lsn, peer) &&
-		    (ipv6_addr_any(&lsn->addr) ||
-		     ipv6_addr_equal(&lsn->addr, &peer->daddr) ||
-		     (ipv6_addr_v4mapped(&lsn->addr) &&
-		      lsn->addr.s6_addr32[3] == htonl(INADDR_ANY))))
+		    exs_listener_addr_ok(lsn, &peer->daddr))
 			return lsn;
 	}
 	return NULL;
@@ -290,7 +333,7 @@ static int exs_child_claim(struct net *net, const struct in6_addr *node,
 {
 	int why = EXS_WIRE_REJ_NO_LISTENER;
 
-	if (!exs_source_ok(net, node, peer))
+	if (!exs_source_ok(net, node, peer) || !exs_dest_ok(net, node, peer))
 		return EXS_WIRE_REJ_INVALID;
 	rcu_read_lock();
 	*lsnp = exs_listener_find(net, peer);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Pure checks of what userspace passes (protocol numbers, connect
- * addresses, socket options): no socket state, so that KUnit can test them
- * alone (kunit_test.c).
+ * addresses, socket options) and of the addresses a peer claims: no
+ * socket state, so that KUnit can test them alone (kunit_test.c).
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -91,4 +91,19 @@ bool exs_sol_socket_native_only(int optname)
 	default:
 		return false;
 	}
+}
+
+/* An address no packet from another host comes from, nor goes to over a
+ * wire: loopback, unspecified or multicast, in either encoding (a forged
+ * rdma_cm header may carry ::ffff:127.0.0.1).  IPv4 broadcast too.
+ */
+bool exs_addr_is_martian(const struct in6_addr *a)
+{
+	__be32 v4 = a->s6_addr32[3];
+
+	if (ipv6_addr_v4mapped(a))
+		return ipv4_is_loopback(v4) || ipv4_is_zeronet(v4) ||
+		       ipv4_is_multicast(v4) || ipv4_is_lbcast(v4);
+	return ipv6_addr_loopback(a) || ipv6_addr_any(a) ||
+	       ipv6_addr_is_multicast(a);
 }

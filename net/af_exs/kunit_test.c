@@ -6,6 +6,7 @@
 #include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/inet.h>
 #include <linux/socket.h>
 #include <net/ipv6.h>
 
@@ -64,6 +65,35 @@ static void exs_test_connect_addr_v6(struct kunit *test)
 						     sizeof(sin6)));
 }
 
+/* What a peer's claim may not name (accept.c): loopback, unspecified,
+ * multicast, broadcast, in either encoding; any unicast it may.
+ */
+static void exs_test_addr_martian(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"::1", "::", "ff02::1", "::ffff:127.0.0.1", "::ffff:127.1.2.3",
+		"::ffff:0.0.0.0", "::ffff:224.0.0.1", "::ffff:255.255.255.255",
+	};
+	static const char * const good[] = {
+		"::ffff:10.0.0.2", "fd00::2", "fe80::1", "2001:db8::1",
+		"::127.0.0.1",	/* IPv4-compatible: not loopback, not v4 */
+	};
+	struct in6_addr a;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_ASSERT_EQ(test, in6_pton(bad[i], -1, a.s6_addr, -1, NULL),
+				1);
+		KUNIT_EXPECT_TRUE_MSG(test, exs_addr_is_martian(&a), "%s", bad[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		KUNIT_ASSERT_EQ(test, in6_pton(good[i], -1, a.s6_addr, -1,
+					       NULL), 1);
+		KUNIT_EXPECT_FALSE_MSG(test, exs_addr_is_martian(&a), "%s",
+				       good[i]);
+	}
+}
+
 static void exs_test_sol_socket_native_only(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, exs_sol_socket_native_only(SO_ATTACH_FILTER));
@@ -98,6 +128,7 @@ static struct kunit_case exs_test_cases[] = {
 	KUNIT_CASE(exs_test_proto_to_family),
 	KUNIT_CASE(exs_test_connect_addr_v4),
 	KUNIT_CASE(exs_test_connect_addr_v6),
+	KUNIT_CASE(exs_test_addr_martian),
 	KUNIT_CASE(exs_test_sol_socket_native_only),
 	KUNIT_CASE(exs_test_fallback_counters),
 	{}

@@ -53,6 +53,7 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_CONNECTLINKWAIT] = "ConnectLinkWait",
 	[EXS_MIB_PORTDOWNWAITS]	= "RdmaPortDownWaits",
 	[EXS_MIB_BADSOURCE]	= "AcceptBadSource",
+	[EXS_MIB_BADDEST]	= "AcceptBadDest",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_RDMA - 1]	= "FallbackNoRdma",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_DEVICE - 1]	= "FallbackNoDevice",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_PEER_REJECT - 1]	= "FallbackPeerReject",

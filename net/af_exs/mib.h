@@ -48,6 +48,7 @@ enum exs_mib_field {
 	EXS_MIB_CONNECTLINKWAIT, /* connect() waited for a link coming up */
 	EXS_MIB_PORTDOWNWAITS,	/* a QP's destroy waited for its port (rxe) */
 	EXS_MIB_BADSOURCE,	/* a stream claimed a source its peer is not */
+	EXS_MIB_BADDEST,	/* ...or a destination TCP could not reach */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,

@@ -10,9 +10,7 @@
 #include <linux/jhash.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
-#include <net/addrconf.h>
 #include <net/ipv6.h>
-#include <net/route.h>
 
 #include "netns.h"
 #include "protocol.h"
@@ -107,14 +105,6 @@ void exs_negcache_net_init(struct net *net)
 
 	spin_lock_init(&en->neg_lock);
 	hash_init(en->neg);
-}
-
-/* Both lookups take the RCU read lock themselves: callable under neg_lock. */
-static bool exs_addr_is_local(struct net *net, const struct in6_addr *addr)
-{
-	if (ipv6_addr_v4mapped(addr))
-		return inet_addr_type(net, addr->s6_addr32[3]) == RTN_LOCAL;
-	return ipv6_chk_addr(net, addr, NULL, 0);
 }
 
 /* Drop every entry, or (@all false) those of this host's own addresses

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Per-network-namespace AF_EXS state: counters, settings, negative cache. */
+/* Per-network-namespace AF_EXS state: counters, settings, negative cache;
+ * and which addresses are this host's in a namespace.
+ */
+#include <linux/in6.h>
+#include <net/addrconf.h>
 #include <net/netns/generic.h>
+#include <net/route.h>
 
 #include "netns.h"
 
@@ -9,6 +14,17 @@ static unsigned int exs_net_id __read_mostly;
 struct exs_net *exs_pernet(const struct net *net)
 {
 	return net_generic(net, exs_net_id);
+}
+
+/* One of this host's addresses in @net?  Both lookups take the RCU read
+ * lock themselves: callable under a spinlock (negcache.c), or in a
+ * completion handler (accept.c).
+ */
+bool exs_addr_is_local(struct net *net, const struct in6_addr *addr)
+{
+	if (ipv6_addr_v4mapped(addr))
+		return inet_addr_type(net, addr->s6_addr32[3]) == RTN_LOCAL;
+	return ipv6_chk_addr(net, addr, NULL, 0);
 }
 
 static int __net_init exs_net_init(struct net *net)

@@ -89,7 +89,9 @@ void exs_policy_net_exit(struct net *net);
 int exs_netlink_init(void);
 void exs_netlink_exit(void);
 
+/* netns.c */
 int exs_netns_init(void);
 void exs_netns_exit(void);
+bool exs_addr_is_local(struct net *net, const struct in6_addr *addr);
 
 #endif /* __EXS_NETNS_H */

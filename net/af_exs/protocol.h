@@ -94,6 +94,7 @@ void exs_addr_to_v6(const struct sockaddr *sa, struct in6_addr *a,
 void exs_addr_from_v6(const struct in6_addr *a, __be16 port,
 		      struct sockaddr_storage *ss);
 bool exs_connect_addr_ok(int family, const struct sockaddr *addr, int len);
+bool exs_addr_is_martian(const struct in6_addr *a);
 
 /* sockopt.c */
 bool exs_sol_socket_native_only(int optname);
