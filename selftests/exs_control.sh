@@ -298,15 +298,15 @@ fi
 # link, the others wait for it and then join it (link_table.c), rather
 # than each build a queue pair of its own.
 #
-# Then the same burst once that link and its streams are parked: each
-# connect takes a parked stream and OPENs on it (reuse.c), or waits for
-# the link coming up again and joins it; none builds another while it
-# is reopening (exs_link_reopen()).  Both ends keep parked queue pairs
-# for a minute here, so that it is still parked.
-# burst_serve NAME PORT: b's server for a burst, n + 1 connections
+# Then a burst of 24 once that link and its 16 streams are parked: a
+# connect takes a parked stream and OPENs on it (reuse.c), or joins the
+# link, waiting for it if it is reopening (exs_link_reopen()); none
+# builds another, whatever order they come in.  Both ends keep parked
+# queue pairs for a minute here, so that it is still parked.
+# burst_serve NAME PORT N: b's server for a burst, N + 1 connections
 burst_serve() {
 	local server
-	exs_bg exs-run python3 "$here/exs_share.py" listen "$2" $n \
+	exs_bg exs-run python3 "$here/exs_share.py" listen "$2" "$3" \
 		2> "$EXS_TMP/burst.$2.err"
 	server=${EXS_PIDS[-1]}
 	exs_wait_listen "$2" 60
@@ -320,12 +320,12 @@ burst_serve() {
 }
 
 burst2_b() {
-	local name="16 connects at once, their link parked: it carries them all"
+	local name="24 connects at once, a link of 16 parked: it carries them all"
 	local shared reused
 	shared=$(exs_stat AcceptShared) reused=$(exs_stat AcceptReuse)
-	burst_serve "$name" 23015
+	burst_serve "$name" 23015 $n2
 	exs_check "$name: b: each came by an OPEN on a parked end or a JOIN" \
-		[ $(($(exs_stat AcceptShared) - shared + $(exs_stat AcceptReuse) - reused)) -eq $((n + 1)) ]
+		[ $(($(exs_stat AcceptShared) - shared + $(exs_stat AcceptReuse) - reused)) -eq $((n2 + 1)) ]
 }
 
 # burst_link FILE: the id of the link that carried the first burst
@@ -345,8 +345,8 @@ sys.exit(not any(str(l["id"]) == sys.argv[2] and l["state"] == sys.argv[3]
 }
 
 burst2_a() {
-	local name="16 connects at once, their link parked: it carries them all"
-	local port=23015 id reused
+	local name="24 connects at once, a link of 16 parked: it carries them all"
+	local port=23015 id reused shared rdma
 	id=$(burst_link "$EXS_TMP/burst.links.1")
 	if [ -z "$id" ] || ! exs_wait_until 30 link_state "$id" parked; then
 		exs_fail "$name" "link ${id:-?} never parked"
@@ -358,23 +358,23 @@ burst2_a() {
 		"$EXS_TMP/burst.look"
 	await_ready "$name" || exs_fail "$name" "server never ready"
 	exs_run "$name" exs-run python3 "$here/exs_share.py" \
-		burst $peer4 $port $n "$(kib 256)" "$EXS_TMP/burst.look"
-	exs_assert "$name: a: all $((n + 1)) over RDMA, each on a parked stream or joined" \
-		'[ $(($(exs_stat ConnectRdma) - rdma)) -eq $((n + 1)) ] &&
+		burst $peer4 $port $n2 "$(kib 256)" "$EXS_TMP/burst.look"
+	exs_assert "$name: a: all $((n2 + 1)) over RDMA, each on a parked stream or joined" \
+		'[ $(($(exs_stat ConnectRdma) - rdma)) -eq $((n2 + 1)) ] &&
 		 [ $(($(exs_stat ConnectReuse) - reused)) -ge 1 ] &&
-		 [ $(($(exs_stat ConnectReuse) - reused + $(exs_stat ConnectShared) - shared)) -eq $((n + 1)) ]'
-	exs_check "$name: a: link $id carries the $((n + 1)) streams" \
+		 [ $(($(exs_stat ConnectReuse) - reused + $(exs_stat ConnectShared) - shared)) -eq $((n2 + 1)) ]'
+	exs_check "$name: a: link $id carries the $((n2 + 1)) streams" \
 		eval 'links_carry "$EXS_TMP/burst2.links.1" \
-			"$EXS_TMP/burst2.socks.1" peer_port $port $((n + 1)) \
+			"$EXS_TMP/burst2.socks.1" peer_port $port $((n2 + 1)) \
 			$peer4 && [ "$(burst_link "$EXS_TMP/burst2.links.1")" = "$id" ]'
 }
 
 name="16 connects at once build one link"
-port=23014 n=15
+port=23014 n=15 n2=23
 if [ "$host" = b ]; then
 	exs_sysctl net.exs.reuse_idle_ms=60000
 	shared=$(exs_stat AcceptShared)
-	burst_serve "$name" $port
+	burst_serve "$name" $port $n
 	exs_check "$name: b: a JOIN for each but the first" \
 		[ $(($(exs_stat AcceptShared) - shared)) -eq $n ]
 	burst2_b

@@ -487,7 +487,7 @@ static void exs_connect_settle(struct exs_sock *exs)
 		 */
 		if (!exs->link_waiting || !exs_link_wait_over(exs))
 			return;
-		reason = exs->link_fail;
+		reason = exs->link_fail_reason;
 		if (!reason && time_after_eq(jiffies, exs->connect_deadline))
 			reason = EXS_FALLBACK_TIMEOUT;
 		if (!reason)

@@ -23,8 +23,9 @@
  *
  * One lock, exs_links_lock, guards the table, each link's waiters and
  * each socket's place among them.  It is taken last, under a
- * connection's lock (which an abort may hold with interrupts off) or a
- * socket's; inside it, only queue_work() takes the workqueue's own.  A
+ * connection's lock (which an abort may hold with interrupts off), the
+ * parked pool's (exs_park_take()) or a socket's; inside it, only
+ * queue_work() takes the workqueue's own.  A
  * waiter holds no reference to the link: the link leaves the table, and
  * drops its waiters, before it is freed.
  */
@@ -52,7 +53,7 @@ static void __exs_link_wait_end(struct exs_conn *conn, u8 reason)
 	list_for_each_entry_safe(exs, tmp, &conn->link_waiters,
 				 link_wait_node) {
 		list_del_init(&exs->link_wait_node);
-		exs->link_fail = reason;
+		exs->link_fail_reason = reason;
 		queue_work(exs_wq, &exs->connect_work);
 	}
 	conn->nwaiters = 0;
@@ -60,8 +61,8 @@ static void __exs_link_wait_end(struct exs_conn *conn, u8 reason)
 
 /* @conn is up, or will never be (@reason: why its connect fell back, if
  * it did): every waiter starts its connect again, in the time its
- * connect() has left, and waits for no link again; or, where the node
- * did not answer RDMA, goes to TCP as the first did.  Any context;
+ * connect() has left (joining @conn, or claiming again); or, where the
+ * node did not answer RDMA, goes to TCP as the first did.  Any context;
  * idempotent.
  */
 void exs_link_wait_end(struct exs_conn *conn, u8 reason)
@@ -150,7 +151,7 @@ static bool __exs_link_wait(struct exs_sock *exs, struct exs_conn *conn)
 				continue;
 			/* up since this connect looked: settle joins it */
 			exs->link_nowait = true;
-			exs->link_fail = EXS_FALLBACK_NONE;
+			exs->link_fail_reason = EXS_FALLBACK_NONE;
 			exs->link_waiting = true;
 			queue_work(exs_wq, &exs->connect_work);
 			return true;
@@ -159,7 +160,7 @@ static bool __exs_link_wait(struct exs_sock *exs, struct exs_conn *conn)
 			continue;
 		list_add_tail(&exs->link_wait_node, &link->link_waiters);
 		link->nwaiters++;
-		exs->link_wait = link;
+		exs->wait_link = link;
 		exs->link_waiting = true;
 		EXS_INC_STATS(conn->net, EXS_MIB_CONNECTLINKWAIT);
 		return true;
@@ -222,7 +223,7 @@ void exs_link_wait_cancel(struct exs_sock *exs)
 	/* still on a waiting list: that link counts one waiter less */
 	if (!list_empty(&exs->link_wait_node)) {
 		list_del_init(&exs->link_wait_node);
-		exs->link_wait->nwaiters--;
+		exs->wait_link->nwaiters--;
 	}
 	spin_unlock_irqrestore(&exs_links_lock, flags);
 	exs->link_waiting = false;

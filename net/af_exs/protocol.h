@@ -51,8 +51,8 @@ struct exs_sock {
 	/* link_table.c: connecting, it waits for a link coming up */
 	bool		link_waiting;
 	bool		link_nowait;	/* ...found one up: never again */
-	u8		link_fail;	/* ...that never came up: TCP, why */
-	struct exs_conn	*link_wait;	/* ...that one's first connection */
+	u8		link_fail_reason; /* ...that never came up: TCP, why */
+	struct exs_conn	*wait_link;	/* ...that one's first connection */
 	struct list_head link_wait_node; /* ...on its link_waiters */
 };
 

@@ -329,8 +329,8 @@ full:
 }
 
 /* A connector's OPEN was refused: the QP (or the rider) parks again, as
- * its acceptor's end stayed.  The refused connection moved nothing, so the QP is as it
- * was parked, both streams over: when its time runs out, or the pool
+ * its acceptor's end stayed.  The refused connection moved nothing, so
+ * the QP is as it was parked, both streams over: when its time runs out, or the pool
  * is full, it ends in order, not as an abort, and says nothing to the
  * peer's parked end (which takes only an OPEN).  Takes the socket's
  * reference.

@@ -62,20 +62,27 @@ static bool exs_share_room(const struct exs_conn *carrier)
  * up (one that ended lets its QP drain out), not moving to a new QP, its
  * port up (a connect while it is down goes by TCP, as it would alone:
  * ENETUNREACH).  The acceptor takes a JOIN whenever there is room: the
- * connector chose.  Read under its lock, or as a hint under the link
- * table's (exs_share_install() checks again under its lock).
+ * connector chose.  Under conn->lock.
+ */
+static bool __exs_share_can_carry(const struct exs_conn *conn)
+{
+	return conn->share && !conn->carrier && !conn->passive &&
+	       conn->state == EXS_CONN_ESTABLISHED && conn->announced &&
+	       !conn->link_only && exs_share_room(conn) &&
+	       !exs_dev_port_down(conn->net, READ_ONCE(conn->ifindex));
+}
+
+/* The same, as a hint without conn->lock (under the link table's): a
+ * stale answer costs a JOIN refused or a link built, as the install
+ * decides under the lock.  A parked link just taken is coming up
+ * (link_pending), whatever its flags still say.
  */
 bool exs_share_can_carry(const struct exs_conn *conn)
 {
-	/* without conn->lock, a stale answer costs a JOIN refused or a
-	 * link built: the install decides
-	 */
-	if (!data_race(conn->share && !conn->carrier && !conn->passive &&
-		       conn->state == EXS_CONN_ESTABLISHED &&
-		       conn->announced && !conn->link_only &&
-		       exs_share_room(conn)))
+	if (READ_ONCE(conn->link_pending))
 		return false;
-	return !exs_dev_port_down(conn->net, READ_ONCE(conn->ifindex));
+	/* racy by design: see above */
+	return data_race(__exs_share_can_carry(conn));
 }
 
 static bool exs_share_find_one(struct exs_conn *conn, void *data)
@@ -114,7 +121,7 @@ static int exs_share_install(struct exs_conn *carrier, struct exs_conn *rider)
 
 	spin_lock_bh(&carrier->lock);
 	if (carrier->passive ? exs_share_room(carrier) :
-			       exs_share_can_carry(carrier)) {
+			       __exs_share_can_carry(carrier)) {
 		for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
 			if (carrier->riders[chan])
 				continue;
