@@ -15,9 +15,12 @@ for k in ${*:-$EXS_KERNELS}; do
 	kdir=$(exs_kernel_kbuild "$k")
 	dst="$top/build/$rel"
 	mkdir -p "$dst"
-	(cd "$top" && cp -u --parents Kbuild include/uapi/linux/*.h net/af_exs/*.[ch] \
-		selftests/kmod/*.c selftests/kmod/Kbuild \
-		net/af_exs/Kbuild "$dst/")
+	# sources only: an in-tree build (make module, make sparse) leaves
+	# its kernel's generated *.mod.c beside them, which would stand in
+	# for this kernel's own
+	(cd "$top" && cp -u --parents Kbuild include/uapi/linux/*.h \
+		$(ls net/af_exs/*.[ch] selftests/kmod/*.c | grep -v '\.mod\.c$') \
+		selftests/kmod/Kbuild net/af_exs/Kbuild "$dst/")
 	echo "  MODULE  $rel"
 	make -s -C "$kdir" M="$dst" W=1 modules 2>&1 | grep -v '^Skipping BTF generation' || true
 	[ -r "$dst/net/af_exs/af_exs.ko" ]
