@@ -28,9 +28,10 @@
  * set qp_closing under its lock; a carrier's completion
  * handler hands a rider's message on with no lock held, and its resume
  * reaches its riders from work items, never under its own lock; a
- * carrier's share_mutex comes before either lock.  The link table's
- * lock (link_table.c) comes last, after a socket's lock or a
- * conn->lock, and the parked pool's after a conn->lock (reuse.c).
+ * carrier's share_mutex comes before either lock.  The parked pool's
+ * lock comes after a conn->lock (reuse.c); the link table's
+ * (link_table.c) comes last, after a socket's lock, a conn->lock or the
+ * parked pool's.
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H
@@ -40,8 +41,8 @@
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/workqueue.h>
-#include <rdma/ib_verbs.h>
 #include <net/netns/hash.h>
+#include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
 #include "wire.h"

@@ -406,6 +406,15 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		       &conn->self.sport);
 	exs_addr_to_v6(addr, &conn->self.daddr, &conn->self.dport);
 	conn->self.family = addr->sa_family;
+	/* later connects to the node find this QP, and wait for it; or
+	 * one, coming up or just up, that another connect built is this
+	 * one's to wait for (link_table.c).  Before the cm_id: a connect
+	 * that waits builds nothing.  Freed, @conn leaves the table.
+	 */
+	if (share && !exs_link_claim(exs, conn, reuse)) {
+		exs_conn_put(conn);
+		return EXS_FALLBACK_NONE;
+	}
 
 	id = rdma_create_id(net, exs_connect_handler, conn, RDMA_PS_TCP,
 			    IB_QPT_RC);
@@ -415,16 +424,6 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	}
 	conn->id = id;
 	exs_conn_set_ack_timeout(id, net);
-	/* later connects to the node find this QP, and wait for it; or
-	 * one, coming up or just up, that another connect built is this
-	 * one's to wait for (link_table.c)
-	 */
-	if (share && !exs_link_claim(exs, conn, reuse)) {
-		rdma_destroy_id(id);
-		conn->id = NULL;
-		exs_conn_put(conn);
-		return EXS_FALLBACK_NONE;
-	}
 	conn->owner = exs;
 	conn->on_connect = exs_connect_event;
 

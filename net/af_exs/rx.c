@@ -321,13 +321,13 @@ static int exs_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
 	while (off < len) {
 		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
 			return -EPROTO;
-		conn->link_rx_bytes += rlen;
 		if (chan && !conn->riders[chan])
 			return -EPROTO;
 		if (!chan && conn->state != EXS_CONN_CLOSED &&
 		    !exs_rx_bytes(conn, exs_rx_rec_imm(rlen, flags),
 				  buf + off))
 			return -EPROTO;
+		conn->link_rx_bytes += rlen;
 		off += rlen;
 	}
 	return 0;
