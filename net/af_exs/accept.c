@@ -273,7 +273,7 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	if (err)
 		return exs_reject(id, net, err, peer.version);
 
-	conn = exs_conn_alloc(net, id, rsize, inline_max);
+	conn = exs_conn_alloc(net, true, id, rsize, inline_max);
 	if (!conn)
 		goto nomem;
 	conn->passive = true;
@@ -439,7 +439,7 @@ static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	conn = container_of(ctx, struct exs_conn, ctx);
 	/* torn down; a QP a resume replaced; a resume's REQ not taken yet */
-	if (conn->torn_down || id != READ_ONCE(conn->id))
+	if (conn->torn_down || id != READ_ONCE(conn->link->cm_id))
 		return 0;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:

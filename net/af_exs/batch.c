@@ -37,26 +37,29 @@ MODULE_PARM_DESC(batch,
  */
 void exs_batch_init(struct exs_conn *conn)
 {
-	conn->batch_len = 0;
-	conn->batch_nrec = 0;
-	conn->batch_inflight = 0;
+	struct exs_link *link = conn->link;
+
+	link->batch_len = 0;
+	link->batch_nrec = 0;
+	link->batch_inflight = 0;
 	/* the held batch, and those in flight, count as done: no
 	 * connection awaits an ack for them any more
 	 */
-	conn->batch_posted++;
-	WRITE_ONCE(conn->batch_acked, conn->batch_posted);
-	conn->batch_cap = conn->batch ?
+	link->batch_posted++;
+	WRITE_ONCE(link->batch_acked, link->batch_posted);
+	link->batch_cap = link->batch ?
 			  min_t(u32, conn->inline_cap, EXS_BATCH_MAX) : 0;
-	if (conn->batch_cap < EXS_BATCH_HDR + EXS_REC_HDR + 1)
-		conn->batch_cap = 0;
+	if (link->batch_cap < EXS_BATCH_HDR + EXS_REC_HDR + 1)
+		link->batch_cap = 0;
 }
 
-/* Post what @link holds, inline (the batch is free again at once) and
- * signaled: its completion posts the next.  Held bytes are dropped with
- * a QP that is going.  Called under link->lock.
+/* Post what @holder's link holds, inline (the batch is free again at
+ * once) and signaled: its completion posts the next.  Held bytes are
+ * dropped with a QP that is going.  Called under holder->lock.
  */
-int exs_batch_post(struct exs_conn *link)
+int exs_batch_post(struct exs_conn *holder)
 {
+	struct exs_link *link = holder->link;
 	struct ib_sge sge = {
 		.addr	= (uintptr_t)link->batch,
 		.length	= link->batch_len,
@@ -75,8 +78,8 @@ int exs_batch_post(struct exs_conn *link)
 	exs_wire_build_msg(link->batch, EXS_MSG_BATCH, 0, link->batch_nrec, 0);
 	link->batch_len = 0;
 	link->batch_nrec = 0;
-	if (link->qp_closing || !link->qp) {
-		exs_batch_init(link);
+	if (holder->qp_closing || !link->qp) {
+		exs_batch_init(holder);
 		return 0;
 	}
 	sge.lkey = link->pd->local_dma_lkey;
@@ -87,7 +90,7 @@ int exs_batch_post(struct exs_conn *link)
 	if (!link->batch_inflight++)
 		WRITE_ONCE(link->batch_acked_at, jiffies);
 	link->batch_posted++;
-	EXS_INC_STATS(link->net, EXS_MIB_BATCHES);
+	EXS_INC_STATS(holder->net, EXS_MIB_BATCHES);
 	return 0;
 }
 
@@ -97,9 +100,9 @@ int exs_batch_post(struct exs_conn *link)
  */
 bool exs_batch_awaits(const struct exs_conn *conn)
 {
-	const struct exs_conn *link = conn->carrier ?: conn;
+	const struct exs_conn *holder = conn->carrier ?: conn;
 
-	return (s32)(conn->batch_gen - READ_ONCE(link->batch_acked)) > 0;
+	return (s32)(conn->batch_gen - READ_ONCE(holder->link->batch_acked)) > 0;
 }
 
 /* ...since then: its first such bytes, or the QP's last batch ack after
@@ -107,53 +110,55 @@ bool exs_batch_awaits(const struct exs_conn *conn)
  */
 unsigned long exs_batch_waiting_since(const struct exs_conn *conn)
 {
-	const struct exs_conn *link = conn->carrier ?: conn;
-	unsigned long acked = READ_ONCE(link->batch_acked_at);
+	const struct exs_conn *holder = conn->carrier ?: conn;
+	unsigned long acked = READ_ONCE(holder->link->batch_acked_at);
 
 	return time_after(acked, conn->batch_at) ? acked : conn->batch_at;
 }
 
 void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct exs_conn *link = container_of(wc->wr_cqe, struct exs_conn,
+	struct exs_link *link = container_of(wc->wr_cqe, struct exs_link,
 					     batch_cqe);
+	struct exs_conn *holder = link->holder;
 
-	spin_lock(&link->lock);
+	spin_lock(&holder->lock);
 	/* an old QP's flush may come after a resume's reset */
-	if (link->batch_inflight)
-		link->batch_inflight--;
+	if (holder->link->batch_inflight)
+		holder->link->batch_inflight--;
 	if (wc->status != IB_WC_SUCCESS) {
-		exs_conn_wc_failed(link, wc, false);
+		exs_conn_wc_failed(holder, wc, false);
 	} else {
-		link->last_heard = jiffies;	/* the peer's device acked it */
-		link->last_acked = link->last_heard;
-		WRITE_ONCE(link->batch_acked, link->batch_acked + 1);
-		WRITE_ONCE(link->batch_acked_at, link->last_heard);
-		if (!link->batch_inflight && exs_batch_post(link))
-			__exs_link_abort(link, -ECONNRESET, false);
+		holder->last_heard = jiffies;	/* the peer's device acked it */
+		holder->last_acked = holder->last_heard;
+		WRITE_ONCE(holder->link->batch_acked, holder->link->batch_acked + 1);
+		WRITE_ONCE(holder->link->batch_acked_at, holder->last_heard);
+		if (!holder->link->batch_inflight && exs_batch_post(holder))
+			__exs_link_abort(holder, -ECONNRESET, false);
 	}
-	spin_unlock(&link->lock);
+	spin_unlock(&holder->lock);
 }
 
 /* Into @link's batch, @len bytes of @conn's from its tposted cursor. */
-static bool __exs_batch_add(struct exs_conn *link, struct exs_conn *conn,
+static bool __exs_batch_add(struct exs_conn *holder, struct exs_conn *conn,
 			    u32 len, bool low, int *err)
 {
+	struct exs_link *link = holder->link;
 	struct exs_wire_rec *rec = link->batch + link->batch_rec;
 	u8 flags = low ? EXS_REC_LOW_WINDOW : 0;
 	u32 held = link->batch_len ?: EXS_BATCH_HDR;
 	bool merge;
 
 	/* room for a full batch's post and the next one's, at most */
-	if (!link->batch_cap || !link->nriders || link->qp_closing ||
-	    link->version < EXS_WIRE_V_BATCH ||
-	    !link->qp || link->resume || link->link_err ||
+	if (!link->batch_cap || !link->nchans || holder->qp_closing ||
+	    holder->version < EXS_WIRE_V_BATCH ||
+	    !link->qp || holder->resume || holder->link_err ||
 	    link->batch_inflight + 2 > EXS_BATCH_INFLIGHT ||
 	    EXS_BATCH_HDR + EXS_REC_HDR + len > link->batch_cap)
 		return false;
 	merge = link->batch_len && rec->chan == conn->peer_chan;
 	if (held + (merge ? 0 : EXS_REC_HDR) + len > link->batch_cap) {
-		*err = exs_batch_post(link);
+		*err = exs_batch_post(holder);
 		if (*err)
 			return false;
 		held = EXS_BATCH_HDR;
@@ -164,15 +169,15 @@ static bool __exs_batch_add(struct exs_conn *link, struct exs_conn *conn,
 				   be16_to_cpu(rec->len) + len);
 	} else {
 		link->batch_rec = held;
-		exs_wire_build_rec(link->batch + held, conn->peer_chan, flags,
-				   len);
+		exs_wire_build_rec(link->batch + held, conn->peer_chan,
+				   flags, len);
 		held += EXS_REC_HDR;
 		link->batch_nrec++;
 	}
 	exs_ring_read(link->batch + held, conn->tbuf, conn->tsize,
 		      conn->tposted, len);
 	link->batch_len = held + len;
-	link->link_tx_bytes += len;
+	link->tx_bytes += len;
 	/* in the next batch posted: the connection awaits its ack */
 	if (!exs_batch_awaits(conn))
 		conn->batch_at = jiffies;
@@ -180,7 +185,7 @@ static bool __exs_batch_add(struct exs_conn *link, struct exs_conn *conn,
 	exs_watch_await(conn);
 	EXS_INC_STATS(conn->net, EXS_MIB_BATCHEDWRITES);
 	if (!link->batch_inflight)
-		*err = exs_batch_post(link);
+		*err = exs_batch_post(holder);
 	return true;
 }
 
@@ -210,7 +215,7 @@ bool exs_batch_add(struct exs_conn *conn, u32 len, bool low)
 	bool taken;
 	int err = 0;
 
-	if (!exs_link(conn)->batch || !READ_ONCE(exs_batching) ||
+	if (!exs_link_holder(conn)->link->batch || !READ_ONCE(exs_batching) ||
 	    len > EXS_BATCH_MAX || conn->tdone != conn->tposted)
 		return false;
 	taken = conn->carrier ? exs_batch_add_rider(conn, len, low, &err) :

@@ -99,7 +99,7 @@ void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
 			 * the connection and its listener are never freed
 			 */
 			__exs_conn_abort(conn, -ECONNRESET, false);
-		else if ((conn->fin_rcvd && !conn->nriders) ||
+		else if ((conn->fin_rcvd && !exs_conn_carries(conn)) ||
 			 !exs_conn_resume(conn, -ECONNRESET))
 			/* flush the CQs first: the teardown then tells EOF
 			 * (the peer's FIN came) from a reset, and a finishing
@@ -116,8 +116,13 @@ void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
 	}
 }
 
-struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
-				u32 rsize, u32 inline_max)
+/* A connection; with @holder, one that builds a queue pair (a link) of
+ * its own, on @id if it has one yet.  A stream another's QP carries
+ * (share.c) holds none.
+ */
+struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
+				struct rdma_cm_id *id, u32 rsize,
+				u32 inline_max)
 {
 	struct exs_conn *conn;
 	int i;
@@ -127,10 +132,16 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return NULL;
+	if (holder) {
+		conn->link = exs_link_alloc(conn, id);
+		if (!conn->link) {
+			kfree(conn);
+			return NULL;
+		}
+	}
 	refcount_set(&conn->ref, 1);
 	spin_lock_init(&conn->lock);
 	conn->net = get_net(net);
-	conn->id = id;
 	conn->rsize = rsize;
 	conn->inline_max = inline_max;
 	conn->credit_fraction =
@@ -156,24 +167,19 @@ struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
 		conn->tx[i].conn = conn;
 		conn->tx[i].cqe.done = exs_tx_done;
 	}
-	conn->batch_cqe.done = exs_batch_done;
 	return conn;
 }
 
 static void exs_conn_free(struct exs_conn *conn)
 {
-	WARN_ON_ONCE(conn->qp || conn->pd || conn->dev || conn->native ||
-		     conn->old_id || conn->resume_id);
+	WARN_ON_ONCE(conn->dev || conn->native);
 	/* nobody finds it, and no waiter outlives it (link_table.c) */
 	exs_link_table_del(conn);
 	if (conn->rbuf)
 		free_pages((unsigned long)conn->rbuf, get_order(conn->rsize));
 	if (conn->tbuf)
 		free_pages((unsigned long)conn->tbuf, get_order(conn->tsize));
-	kfree(conn->rx_msgs);
-	kfree(conn->batch);
-	kfree(conn->rx);
-	kfree(conn->riders);
+	exs_link_free(conn->link);
 	if (conn->carrier)
 		exs_conn_put(conn->carrier);
 	put_net(conn->net);
@@ -203,7 +209,7 @@ static void *exs_ring_alloc(u32 size)
  */
 int exs_conn_map_ring(struct exs_conn *conn)
 {
-	struct ib_device *ibdev = exs_link(conn)->dev->ibdev;
+	struct ib_device *ibdev = exs_link_holder(conn)->dev->ibdev;
 	u32 max_pages = ibdev->attrs.max_fast_reg_page_list_len;
 	int n;
 
@@ -218,7 +224,7 @@ int exs_conn_map_ring(struct exs_conn *conn)
 	if (!ib_dma_map_sg(ibdev, &conn->rsg, 1, DMA_BIDIRECTIONAL))
 		return -ENOMEM;
 
-	conn->mr = ib_alloc_mr(exs_link(conn)->pd, IB_MR_TYPE_MEM_REG,
+	conn->mr = ib_alloc_mr(exs_link_holder(conn)->link->pd, IB_MR_TYPE_MEM_REG,
 			       conn->rsize >> PAGE_SHIFT);
 	if (IS_ERR(conn->mr)) {
 		int err = PTR_ERR(conn->mr);
@@ -252,7 +258,8 @@ void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net)
  */
 int exs_conn_create_qp(struct exs_conn *conn)
 {
-	struct rdma_cm_id *id = conn->id;
+	struct exs_link *link = conn->link;
+	struct rdma_cm_id *id = link->cm_id;
 	struct ib_device *ibdev;
 	int err, i;
 
@@ -260,17 +267,17 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	if (!conn->dev)
 		return -ENODEV;
 	ibdev = conn->dev->ibdev;
-	conn->link_id = atomic_inc_return(&exs_link_ids);
+	link->id = atomic_inc_return(&exs_link_ids);
 	spin_lock_bh(&conn->dev->lock);
 	list_add(&conn->dev_node, &conn->dev->conns);
 	spin_unlock_bh(&conn->dev->lock);
 
-	if (exs_fail_alloc(sizeof(*conn->pd)))
+	if (exs_fail_alloc(sizeof(*link->pd)))
 		return -ENOMEM;
-	conn->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(conn->pd)) {
-		err = PTR_ERR(conn->pd);
-		conn->pd = NULL;
+	link->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(link->pd)) {
+		err = PTR_ERR(link->pd);
+		link->pd = NULL;
 		return err;
 	}
 
@@ -279,70 +286,71 @@ int exs_conn_create_qp(struct exs_conn *conn)
 		return err;
 
 	/* a QP that carries others: room for their requests and messages */
-	conn->rq_depth = conn->share ? EXS_SHARE_RQ_DEPTH : EXS_RQ_DEPTH;
-	conn->sq_room = conn->share ?
+	link->rq_depth = conn->share ? EXS_SHARE_RQ_DEPTH : EXS_RQ_DEPTH;
+	link->sq_room = conn->share ?
 			EXS_SQ_DEPTH * (EXS_SHARE_RIDERS + 1) + EXS_BATCH_INFLIGHT :
 			EXS_SQ_DEPTH;
 	/* a shared QP's receives take BATCH messages */
-	conn->rx_size = conn->share ? EXS_BATCH_MAX : sizeof(union exs_wire_rx);
+	link->rx_size = conn->share ? EXS_BATCH_MAX : sizeof(union exs_wire_rx);
 	if (conn->share) {
-		conn->riders = kcalloc(EXS_CHAN_MAX, sizeof(*conn->riders),
-				       GFP_KERNEL);
-		if (!conn->riders)
+		link->chans = kcalloc(EXS_CHAN_MAX, sizeof(*link->chans),
+				      GFP_KERNEL);
+		if (!link->chans)
 			return -ENOMEM;
-		conn->batch = kmalloc(EXS_BATCH_MAX, GFP_KERNEL);
-		if (!conn->batch)
+		link->batch = kmalloc(EXS_BATCH_MAX, GFP_KERNEL);
+		if (!link->batch)
 			return -ENOMEM;
 	}
-	conn->rx = kcalloc(conn->rq_depth, sizeof(*conn->rx), GFP_KERNEL);
-	if (!conn->rx)
+	link->rx = kcalloc(link->rq_depth, sizeof(*link->rx), GFP_KERNEL);
+	if (!link->rx)
 		return -ENOMEM;
-	for (i = 0; i < conn->rq_depth; i++) {
-		conn->rx[i].conn = conn;
-		conn->rx[i].cqe.done = exs_rx_done;
+	for (i = 0; i < link->rq_depth; i++) {
+		link->rx[i].conn = conn;
+		link->rx[i].cqe.done = exs_rx_done;
 	}
-	conn->rx_msgs = kcalloc(conn->rq_depth, conn->rx_size, GFP_KERNEL);
-	if (!conn->rx_msgs)
+	link->rx_msgs = kcalloc(link->rq_depth, link->rx_size, GFP_KERNEL);
+	if (!link->rx_msgs)
 		return -ENOMEM;
-	conn->rx_msgs_dma = ib_dma_map_single(ibdev, conn->rx_msgs,
-					      conn->rq_depth * conn->rx_size,
+	link->rx_msgs_dma = ib_dma_map_single(ibdev, link->rx_msgs,
+					      link->rq_depth * link->rx_size,
 					      DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, conn->rx_msgs_dma)) {
-		conn->rx_msgs_dma = 0;
+	if (ib_dma_mapping_error(ibdev, link->rx_msgs_dma)) {
+		link->rx_msgs_dma = 0;
 		return -ENOMEM;
 	}
 
 	/* one more of each for ib_drain_qp()'s marker */
-	conn->scq = ib_cq_pool_get(ibdev, conn->sq_room + 1, -1,
+	link->scq = ib_cq_pool_get(ibdev, link->sq_room + 1, -1,
 				   IB_POLL_SOFTIRQ);
-	if (IS_ERR(conn->scq)) {
-		err = PTR_ERR(conn->scq);
-		conn->scq = NULL;
+	if (IS_ERR(link->scq)) {
+		err = PTR_ERR(link->scq);
+		link->scq = NULL;
 		return err;
 	}
-	conn->rcq = ib_cq_pool_get(ibdev, conn->rq_depth + 1, -1,
+	link->rcq = ib_cq_pool_get(ibdev, link->rq_depth + 1, -1,
 				   IB_POLL_SOFTIRQ);
-	if (IS_ERR(conn->rcq)) {
-		err = PTR_ERR(conn->rcq);
-		conn->rcq = NULL;
+	if (IS_ERR(link->rcq)) {
+		err = PTR_ERR(link->rcq);
+		link->rcq = NULL;
 		return err;
 	}
 	return exs_conn_make_qp(conn);
 }
 
-/* The queue pair itself, on conn->id, in the connection's PD and on its
+/* The queue pair itself, on its link's cm_id, in the link's PD and on its
  * CQs: a new connection's, or a resumed one's (resume.c), whose old QP
  * is gone and whose ring and registration stay.
  */
 int exs_conn_make_qp(struct exs_conn *conn)
 {
+	struct exs_link *link = conn->link;
 	struct ib_qp_init_attr attr = {};
 	int err, i;
 
-	attr.send_cq = conn->scq;
-	attr.recv_cq = conn->rcq;
-	attr.cap.max_send_wr = conn->sq_room + 1;
-	attr.cap.max_recv_wr = conn->rq_depth + 1;
+	attr.send_cq = link->scq;
+	attr.recv_cq = link->rcq;
+	attr.cap.max_send_wr = link->sq_room + 1;
+	attr.cap.max_recv_wr = link->rq_depth + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
 	/* control messages always go inline, an OPEN the longest but for
@@ -350,28 +358,28 @@ int exs_conn_make_qp(struct exs_conn *conn)
 	 */
 	attr.cap.max_inline_data = max3(conn->inline_max,
 					sizeof(struct exs_wire_open),
-					conn->batch ? EXS_BATCH_MAX : 0);
+					link->batch ? EXS_BATCH_MAX : 0);
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	attr.event_handler = exs_qp_event;
 	attr.qp_context = conn;
 	if (exs_fail_alloc(sizeof(attr)))
 		return -ENOMEM;
-	err = rdma_create_qp(conn->id, conn->pd, &attr);
+	err = rdma_create_qp(link->cm_id, link->pd, &attr);
 	if (err)
 		return err;
-	conn->qp = conn->id->qp;
+	link->qp = link->cm_id->qp;
 	/* the device may grant less than we asked */
 	conn->inline_cap = min_t(u32, attr.cap.max_inline_data, U16_MAX);
 	conn->inline_max = min_t(u32, conn->inline_max, conn->inline_cap);
 	exs_batch_init(conn);
 
-	for (i = 0; i < conn->rq_depth; i++) {
-		struct exs_rx_slot *slot = &conn->rx[i];
+	for (i = 0; i < link->rq_depth; i++) {
+		struct exs_rx_slot *slot = &link->rx[i];
 
-		slot->sge.addr = conn->rx_msgs_dma + i * conn->rx_size;
-		slot->sge.length = conn->rx_size;
-		slot->sge.lkey = conn->pd->local_dma_lkey;
+		slot->sge.addr = link->rx_msgs_dma + i * link->rx_size;
+		slot->sge.length = link->rx_size;
+		slot->sge.lkey = link->pd->local_dma_lkey;
 		err = exs_conn_post_recv(conn, slot);
 		if (err)
 			return err;
@@ -385,7 +393,7 @@ int exs_conn_make_qp(struct exs_conn *conn)
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer)
 {
-	struct ib_device *ibdev = exs_link(conn)->dev->ibdev;
+	struct ib_device *ibdev = exs_link_holder(conn)->dev->ibdev;
 
 	conn->peer.ring_addr = peer->ring_addr;
 	conn->peer.ring_rkey = peer->ring_rkey;
@@ -527,7 +535,7 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 {
 	bool stands = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
 		      !conn->qp_closing;
-	int link_err = READ_ONCE(exs_link(conn)->link_err);
+	int link_err = READ_ONCE(exs_link_holder(conn)->link_err);
 
 	lockdep_assert_held(&conn->lock);
 	/* The failed QP a resume drains: whatever it says is past.  The
@@ -545,7 +553,7 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 	/* a carrier's riders may have sends out, which will tell */
 	switch (exs_wc_verdict(wc->status, recv, stands,
 			       conn->sq_head != conn->sq_tail ||
-			       conn->nriders)) {
+			       exs_conn_carries(conn))) {
 	case EXS_WC_IGNORE:
 		break;
 	case EXS_WC_TIMEDOUT:
@@ -576,7 +584,7 @@ static void exs_qp_event(struct ib_event *ev, void *context)
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
 		WRITE_ONCE(conn->qp_event, ev->event);
-		WRITE_ONCE(conn->qp_event_qp, ev->element.qp);
+		WRITE_ONCE(conn->link->event_qp, ev->element.qp);
 		refcount_inc(&conn->ref);
 		if (!queue_work(exs_wq, &conn->qp_event_work))
 			refcount_dec(&conn->ref);	/* queued: never the last */
@@ -598,7 +606,7 @@ void exs_conn_qp_failed(struct exs_conn *conn, int err)
 	/* a rider's QP is its carrier's, which resumes for all on it
 	 * whatever the rider's own stream, and whatever the carrier's
 	 */
-	if ((!over || conn->carrier || conn->nriders) &&
+	if ((!over || conn->carrier || exs_conn_carries(conn)) &&
 	    exs_conn_resume(conn, err))
 		return;
 	if (over) {
@@ -620,7 +628,7 @@ static void exs_qp_event_work(struct work_struct *work)
 	bool fatal = event == IB_EVENT_QP_FATAL;
 
 	spin_lock_bh(&conn->lock);
-	if (READ_ONCE(conn->qp_event_qp) == conn->qp && !conn->qp_closing) {
+	if (READ_ONCE(conn->link->event_qp) == conn->link->qp && !conn->qp_closing) {
 		pr_warn_ratelimited("queue pair failed (%s)%s\n",
 				    ib_event_msg(event),
 				    fatal ? "" : ", connection reset");

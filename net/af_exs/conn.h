@@ -45,6 +45,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "link.h"
 #include "wire.h"
 
 #define EXS_SQ_DEPTH		64	/* send work requests in flight */
@@ -186,14 +187,10 @@ struct exs_conn {
 	spinlock_t		lock;		/* see above */
 	struct net		*net;
 	struct exs_dev		*dev;
-	struct rdma_cm_id	*id;
-	/* A protection domain of the QP's own: a ring's key is valid on
-	 * this QP alone, so no other QP's peer can reach the ring (the
-	 * streams sharing this QP share it: share.c).
+	/* the queue pair this connection built (link.h), whose holder it
+	 * is; NULL for a stream carried by another's (carrier)
 	 */
-	struct ib_pd		*pd;
-	struct ib_qp		*qp;
-	struct ib_cq		*scq, *rcq;
+	struct exs_link		*link;
 	struct list_head	dev_node;	/* exs_dev.conns */
 	struct list_head	accept_node;	/* exs_listener.queue */
 
@@ -246,8 +243,6 @@ struct exs_conn {
 	u8			peer_resume_flags;
 	u32			peer_resume_cursor;
 	int			resume_err;	/* what a failed resume ends with */
-	struct rdma_cm_id	*old_id;	/* the failed QP's, until gone */
-	struct rdma_cm_id	*resume_id;	/* acceptor: the REQ to accept */
 	struct work_struct	resume_work;
 	struct work_struct	resolve_work;	/* connect.c: another try */
 	unsigned long		timeout_at;	/* when timeout_work may act */
@@ -267,7 +262,6 @@ struct exs_conn {
 	struct work_struct	hw_work;	/* release the RDMA resources */
 	struct work_struct	qp_event_work;	/* the queue pair failed */
 	enum ib_event_type	qp_event;	/* ...with this event */
-	struct ib_qp		*qp_event_qp;	/* ...on this QP */
 	struct delayed_work	timeout_work;	/* connect or close took too long */
 	struct delayed_work	watch_work;	/* is the peer alive? keepalive.c */
 	unsigned long		watch_at;	/* ...runs then, if armed */
@@ -309,26 +303,7 @@ struct exs_conn {
 	struct exs_tx_slot	tx[EXS_SQ_DEPTH];
 	u32			sq_head, sq_tail;
 	u32			sq_signaled;	/* sq_head after the last signaled */
-	struct exs_rx_slot	*rx;		/* rq_depth of them */
-	u16			rq_depth;
-	u16			sq_room;	/* the QP's send requests */
-	u16			rx_size;	/* what a receive holds */
-	void			*rx_msgs;	/* rx_size a slot, DMA mapped */
-	u64			rx_msgs_dma;
-	/* batch.c: a shared QP's small writes, gathered in a BATCH */
-	void			*batch;		/* a carrier's, EXS_BATCH_MAX */
-	u16			batch_len;	/* ...held, not yet posted */
-	u16			batch_cap;	/* ...what one SEND takes inline */
-	u16			batch_rec;	/* ...where its last record is */
-	u8			batch_nrec;
-	u8			batch_inflight;	/* posted, not yet completed */
-	struct ib_cqe		batch_cqe;
-	u32			batch_posted;	/* batches posted, in all */
-	u32			batch_acked;	/* ...and completed: in order */
-	unsigned long		batch_acked_at;	/* jiffies of the last, or of
-						 * the first post awaiting one
-						 */
-	/* any connection's: the batch its last bytes went in, and since
+	/* batch.c: the batch its last bytes went in, and since
 	 * when it awaits an ack for batched bytes (as for a request)
 	 */
 	u32			batch_gen;
@@ -343,12 +318,10 @@ struct exs_conn {
 						 */
 	u8			chan;		/* ours: what the peer writes to */
 	u8			peer_chan;	/* the peer's, what we write to */
-	u8			nriders;	/* a carrier's channels in use */
 	bool			leave_wait;	/* a rider's teardown waits for its
 						 * requests to complete
 						 */
 	struct exs_conn		*carrier;	/* a rider's: whose QP, PD, CQs */
-	struct exs_conn		**riders;	/* a carrier's, by channel */
 	struct list_head	joins;		/* a carrier's JOINs to handle */
 	/* a carrier's: held while a rider is set up in its PD, and while
 	 * its teardown takes the riders' registrations away
@@ -367,14 +340,6 @@ struct exs_conn {
 	bool			link_pending;	/* not up yet */
 	u8			nwaiters;
 	struct list_head	link_waiters;	/* exs_sock.link_wait_node */
-	/* link_diag.c: a connection that owns its QP is a link (a rider is
-	 * a stream on its carrier's); its counters, under conn->lock, are
-	 * those of every stream on the QP, and outlive each of them
-	 */
-	u32			link_id;	/* unique while loaded; 0: none */
-	u32			link_resumes;	/* moves to a new QP */
-	u64			link_tx_bytes;	/* stream bytes posted on it */
-	u64			link_rx_bytes;	/* ...and arrived on it */
 
 	union {				/* scratch, sent inline */
 		struct exs_wire_msg	tx_msg;
@@ -389,12 +354,20 @@ static inline u32 exs_node_hash(const struct net *net,
 	return jhash2((const u32 *)node, 4, net_hash_mix(net));
 }
 
-/* The connection whose QP, PD and device carry @conn's messages: its
- * own, or a carrier's (share.c).
+/* The connection that holds the link (link.h) whose QP, PD and device
+ * carry @conn's messages: @conn, or its carrier (share.c).
  */
-static inline struct exs_conn *exs_link(struct exs_conn *conn)
+static inline struct exs_conn *exs_link_holder(struct exs_conn *conn)
 {
 	return conn->carrier ?: conn;
+}
+
+/* How many streams besides its own the link @conn holds carries: none
+ * for a stream carried by another's.
+ */
+static inline u8 exs_conn_carries(const struct exs_conn *conn)
+{
+	return conn->link ? conn->link->nchans : 0;
 }
 
 /* An end in order once the QP goes: the peer's FIN came first, or a
@@ -427,10 +400,16 @@ void exs_dev_stop_waits(void);
 void exs_dev_each_conn(void (*fn)(struct exs_conn *conn, void *arg),
 		       void *arg);
 
+/* link.c */
+struct exs_link *exs_link_alloc(struct exs_conn *holder,
+				struct rdma_cm_id *id);
+void exs_link_free(struct exs_link *link);
+
 /* conn.c */
 u8 exs_wire_version_max(void);
-struct exs_conn *exs_conn_alloc(struct net *net, struct rdma_cm_id *id,
-				u32 rsize, u32 inline_max);
+struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
+				struct rdma_cm_id *id, u32 rsize,
+				u32 inline_max);
 void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net);
 int exs_conn_create_qp(struct exs_conn *conn);
 int exs_conn_map_ring(struct exs_conn *conn);

@@ -86,7 +86,7 @@ static void exs_connect_fail(struct exs_conn *conn,
 /* The route is known: build the QP and the ring and send the REQ. */
 static int exs_connect_route_resolved(struct exs_conn *conn)
 {
-	struct rdma_cm_id *id = conn->id;
+	struct rdma_cm_id *id = conn->link->cm_id;
 	struct exs_wire_req req;
 	struct rdma_conn_param param = exs_conn_param(&req, sizeof(req));
 	__be16 unused;
@@ -176,7 +176,7 @@ void exs_connect_resolve_work(struct work_struct *work)
 {
 	struct exs_conn *conn = container_of(work, struct exs_conn,
 					     resolve_work);
-	struct rdma_cm_id *id = READ_ONCE(conn->id);
+	struct rdma_cm_id *id = READ_ONCE(conn->link->cm_id);
 	struct sockaddr_storage node;
 
 	if (!READ_ONCE(conn->torn_down) && id) {
@@ -203,7 +203,7 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 	int err;
 
 	/* torn down, or the cm_id of a QP a resume replaced */
-	if (conn->torn_down || id != READ_ONCE(conn->id))
+	if (conn->torn_down || id != READ_ONCE(conn->link->cm_id))
 		return 0;
 
 	switch (ev->event) {
@@ -294,7 +294,7 @@ int exs_connect_resume(struct exs_conn *conn)
 		return PTR_ERR(id);
 	exs_conn_set_ack_timeout(id, conn->net);
 	spin_lock_bh(&conn->lock);
-	WRITE_ONCE(conn->id, id);
+	WRITE_ONCE(conn->link->cm_id, id);
 	conn->self.resume = true;
 	spin_unlock_bh(&conn->lock);
 	/* the node, and the listener's port (a parked QP's connection
@@ -396,7 +396,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 				    rsize, exs_connect_left(exs),
 				    exs_connect_event))
 		return EXS_FALLBACK_NONE;
-	conn = exs_conn_alloc(net, NULL, rsize, READ_ONCE(exs->inline_max));
+	conn = exs_conn_alloc(net, true, NULL, rsize, READ_ONCE(exs->inline_max));
 	if (!conn)
 		return EXS_FALLBACK_NOMEM;
 	conn->node = node6;
@@ -422,7 +422,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		exs_conn_put(conn);
 		return EXS_FALLBACK_NOMEM;
 	}
-	conn->id = id;
+	conn->link->cm_id = id;
 	exs_conn_set_ack_timeout(id, net);
 	conn->owner = exs;
 	conn->on_connect = exs_connect_event;
@@ -434,7 +434,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	if (err) {
 		conn->owner = NULL;
 		rdma_destroy_id(id);
-		conn->id = NULL;
+		conn->link->cm_id = NULL;
 		exs_conn_put(conn);
 		return EXS_FALLBACK_NO_DEVICE;
 	}

@@ -141,7 +141,7 @@ static int exs_diag_fill(struct sk_buff *skb, struct exs_sock *exs)
 		goto cancel;
 	/* its own QP's link, or its carrier's (link_diag.c) */
 	if (exs_on_rdma(exs) &&
-	    nla_put_u32(skb, EXS_SOCK_LINK, exs_link(exs->conn)->link_id))
+	    nla_put_u32(skb, EXS_SOCK_LINK, exs_link_holder(exs->conn)->link->id))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -17,62 +17,62 @@
 #include "conn.h"
 #include "diag.h"
 
-/* Where @link stands.  Called under link->lock. */
-static u8 exs_link_diag_state(const struct exs_conn *link)
+/* Where @link stands.  Called under holder->lock. */
+static u8 exs_link_diag_state(const struct exs_conn *holder)
 {
 	/* a carrier whose own stream parked is up for its riders */
-	if (link->park == EXS_PARK_IDLE && !link->nriders)
+	if (holder->park == EXS_PARK_IDLE && !holder->link->nchans)
 		return EXS_LINK_STATE_PARKED;
-	if (link->park == EXS_PARK_GONE || link->torn_down)
+	if (holder->park == EXS_PARK_GONE || holder->torn_down)
 		return EXS_LINK_STATE_CLOSING;
-	if (link->resume)
+	if (holder->resume)
 		return EXS_LINK_STATE_RESUMING;
 	/* ...as is one whose own stream ended */
-	if (link->qp_closing ||
-	    (link->state == EXS_CONN_CLOSED && !link->link_only))
+	if (holder->qp_closing ||
+	    (holder->state == EXS_CONN_CLOSED && !holder->link_only))
 		return EXS_LINK_STATE_CLOSING;
-	if (link->state == EXS_CONN_CONNECTING)
+	if (holder->state == EXS_CONN_CONNECTING)
 		return EXS_LINK_STATE_CONNECTING;
 	return EXS_LINK_STATE_UP;
 }
 
 /* The streams on @link: its own, unless it ended or parked, and its
- * riders'.  Called under link->lock.
+ * riders'.  Called under holder->lock.
  */
-static u32 exs_link_diag_streams(const struct exs_conn *link)
+static u32 exs_link_diag_streams(const struct exs_conn *holder)
 {
-	bool own = !link->link_only && link->park == EXS_PARK_NONE &&
-		   link->state != EXS_CONN_CLOSED;
+	bool own = !holder->link_only && holder->park == EXS_PARK_NONE &&
+		   holder->state != EXS_CONN_CLOSED;
 
-	return own + link->nriders;
+	return own + holder->link->nchans;
 }
 
-static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *link)
+static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *holder)
 {
 	char devname[IB_DEVICE_NAME_MAX];
-	const struct in6_addr *node = &link->node;
+	const struct in6_addr *node = &holder->node;
 	struct nlattr *nest;
 
 	/* a rename may rewrite the name as we read it */
-	strscpy(devname, link->dev->ibdev->name, sizeof(devname));
+	strscpy(devname, holder->dev->ibdev->name, sizeof(devname));
 	nest = nla_nest_start(skb, EXS_A_LINK);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, EXS_LINK_ID, link->link_id) ||
+	if (nla_put_u32(skb, EXS_LINK_ID, holder->link->id) ||
 	    (ipv6_addr_v4mapped(node) ?
 	     nla_put_in_addr(skb, EXS_LINK_NODE, node->s6_addr32[3]) :
 	     nla_put_in6_addr(skb, EXS_LINK_NODE, node)) ||
-	    nla_put_u8(skb, EXS_LINK_FAMILY, link->self.family) ||
+	    nla_put_u8(skb, EXS_LINK_FAMILY, holder->self.family) ||
 	    nla_put_string(skb, EXS_LINK_DEVICE, devname) ||
-	    nla_put_u8(skb, EXS_LINK_STATE, exs_link_diag_state(link)) ||
-	    nla_put_u8(skb, EXS_LINK_SHARED, link->share) ||
-	    nla_put_u32(skb, EXS_LINK_STREAMS, exs_link_diag_streams(link)) ||
-	    nla_put_u64_64bit(skb, EXS_LINK_TX_BYTES, link->link_tx_bytes,
+	    nla_put_u8(skb, EXS_LINK_STATE, exs_link_diag_state(holder)) ||
+	    nla_put_u8(skb, EXS_LINK_SHARED, holder->share) ||
+	    nla_put_u32(skb, EXS_LINK_STREAMS, exs_link_diag_streams(holder)) ||
+	    nla_put_u64_64bit(skb, EXS_LINK_TX_BYTES, holder->link->tx_bytes,
 			      EXS_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, EXS_LINK_RX_BYTES, link->link_rx_bytes,
+	    nla_put_u64_64bit(skb, EXS_LINK_RX_BYTES, holder->link->rx_bytes,
 			      EXS_LINK_PAD) ||
-	    nla_put_u32(skb, EXS_LINK_RESUMES, link->link_resumes) ||
-	    nla_put_u8(skb, EXS_LINK_VERSION, link->version)) {
+	    nla_put_u32(skb, EXS_LINK_RESUMES, holder->link->resumes) ||
+	    nla_put_u8(skb, EXS_LINK_VERSION, holder->version)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -93,12 +93,12 @@ struct exs_link_walk {
  * Called under its device's lock (exs_dev_each_conn()), which keeps it
  * on the device's list and its device set.
  */
-static void exs_link_dump_one(struct exs_conn *link, void *arg)
+static void exs_link_dump_one(struct exs_conn *holder, void *arg)
 {
 	struct exs_link_walk *w = arg;
 	void *hdr;
 
-	if (w->err || !net_eq(link->net, w->net) ||
+	if (w->err || !net_eq(holder->net, w->net) ||
 	    w->idx++ < w->cb->args[0])
 		return;
 	hdr = genlmsg_put(w->skb, NETLINK_CB(w->cb->skb).portid,
@@ -108,9 +108,9 @@ static void exs_link_dump_one(struct exs_conn *link, void *arg)
 		w->err = -EMSGSIZE;
 		return;
 	}
-	spin_lock(&link->lock);
-	w->err = exs_link_fill(w->skb, link);
-	spin_unlock(&link->lock);
+	spin_lock(&holder->lock);
+	w->err = exs_link_fill(w->skb, holder);
+	spin_unlock(&holder->lock);
 	if (w->err) {
 		genlmsg_cancel(w->skb, hdr);
 		return;

@@ -95,7 +95,7 @@ static bool exs_resume_stream_ok(const struct exs_conn *conn)
  */
 static bool exs_resume_link_ok(const struct exs_conn *conn)
 {
-	if (conn->link_err || conn->park == EXS_PARK_GONE ||
+	if (conn->link->err || conn->park == EXS_PARK_GONE ||
 	    !exs_share_riders_live(conn))
 		return false;
 	return conn->link_only || conn->park == EXS_PARK_IDLE ||
@@ -141,7 +141,7 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	if (!READ_ONCE(exs_resume_enabled) ||
 	    (conn->resume && conn->resume != EXS_RESUME_SYNC) ||
 	    conn->resume_off || conn->torn_down || conn->qp_closing ||
-	    !conn->id || !conn->dev || READ_ONCE(conn->dev->dying))
+	    !conn->link->cm_id || !conn->dev || READ_ONCE(conn->dev->dying))
 		return false;
 	link = conn->link_only || !exs_resume_stream_ok(conn);
 	if (link && !exs_resume_link_ok(conn))
@@ -157,20 +157,20 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	/* nothing more goes to the failed QP, and its flushes are ours */
 	conn->qp_closing = true;
 	/* its cm_id's events are old news (the handlers compare) */
-	conn->old_id = conn->id;
-	WRITE_ONCE(conn->id, NULL);
+	conn->link->old_id = conn->link->cm_id;
+	WRITE_ONCE(conn->link->cm_id, NULL);
 	exs_conn_arm_timeout(conn, exs_resume_deadline(conn));
 	exs_resume_queue(conn);
 	return true;
 }
 
-/* The new QP of a resume, on conn->id: on the device the ring is
+/* The new QP of a resume, on conn->link->cm_id: on the device the ring is
  * registered with, in the connection's PD.  Process context, before the
  * REQ or the REP goes out.
  */
 int exs_resume_qp(struct exs_conn *conn)
 {
-	if (conn->id->device != conn->dev->ibdev)
+	if (conn->link->cm_id->device != conn->dev->ibdev)
 		return -ENODEV;
 	spin_lock_bh(&conn->lock);
 	conn->qp_closing = false;
@@ -190,7 +190,7 @@ static void exs_resume_hold_riders(struct exs_conn *carrier)
 	int chan, err = READ_ONCE(carrier->resume_err);
 	struct exs_conn *rider;
 
-	if (!carrier->riders)
+	if (!carrier->link->chans)
 		return;
 	for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
 		spin_lock_bh(&carrier->lock);
@@ -220,19 +220,21 @@ static void exs_resume_hold_riders(struct exs_conn *carrier)
 	}
 }
 
-/* The carrier's new QP is up: each rider held for it says RESUME, from
- * its resume work (the riders' locks come before the carrier's).  Called
- * under carrier->lock.
+/* @conn's new QP is up: if it holds a link that carries riders, each
+ * rider held for it says RESUME, from its resume work (the riders' locks
+ * come before the carrier's).  A rider itself holds none.  Called under
+ * conn->lock.
  */
-static void exs_resume_riders_up(struct exs_conn *carrier)
+static void exs_resume_riders_up(struct exs_conn *conn)
 {
+	struct exs_link *link = conn->link;
 	int chan;
 
-	if (!carrier->riders)
+	if (!link || !link->chans)
 		return;
 	for (chan = 1; chan < EXS_CHAN_MAX; chan++)
-		if (carrier->riders[chan])
-			exs_resume_queue(carrier->riders[chan]);
+		if (link->chans[chan])
+			exs_resume_queue(link->chans[chan]);
 }
 
 /* A rider's turn once its carrier's new QP is up: RESUME on its channel,
@@ -268,16 +270,16 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	bool go_on;
 
 	rdma_disconnect(old);	/* the peer's cue to resume too */
-	if (conn->qp) {
-		ib_drain_qp(conn->qp);
+	if (conn->link->qp) {
+		ib_drain_qp(conn->link->qp);
 		exs_dev_wait_port_up(conn, old);
 		rdma_destroy_qp(old);
 	}
 	rdma_destroy_id(old);
 
 	spin_lock_bh(&conn->lock);
-	conn->qp = NULL;
-	conn->old_id = NULL;
+	conn->link->qp = NULL;
+	conn->link->old_id = NULL;
 	/* every request completed, flushed or not */
 	conn->sq_tail = conn->sq_head;
 	conn->sq_signaled = conn->sq_head;
@@ -316,7 +318,7 @@ void exs_resume_work(struct work_struct *work)
 		goto out;
 	}
 	spin_lock_bh(&conn->lock);
-	old = conn->old_id;
+	old = conn->link->old_id;
 	spin_unlock_bh(&conn->lock);
 	if (old && !exs_resume_drain(conn, old))
 		goto out;
@@ -330,9 +332,9 @@ void exs_resume_work(struct work_struct *work)
 		 * ended, or comes later and queues this again
 		 */
 		spin_lock_bh(&conn->lock);
-		if (conn->resume == EXS_RESUME_WAIT && conn->resume_id) {
-			swap(id, conn->resume_id);
-			WRITE_ONCE(conn->id, id);
+		if (conn->resume == EXS_RESUME_WAIT && conn->link->resume_id) {
+			swap(id, conn->link->resume_id);
+			WRITE_ONCE(conn->link->cm_id, id);
 			conn->resume = EXS_RESUME_CONNECT;
 		}
 		spin_unlock_bh(&conn->lock);
@@ -368,7 +370,7 @@ static bool exs_resume_matches(const struct exs_conn *conn,
  */
 static bool exs_resume_take(struct exs_conn *conn, struct rdma_cm_id *id)
 {
-	if (conn->resume_id || conn->resume_off)
+	if (conn->link->resume_id || conn->resume_off)
 		return false;
 	/* not noticed yet (or on the QP the last resume made): it starts,
 	 * if exs_conn_resume() allows
@@ -377,7 +379,7 @@ static bool exs_resume_take(struct exs_conn *conn, struct rdma_cm_id *id)
 	    conn->resume != EXS_RESUME_WAIT &&
 	    !exs_conn_resume(conn, -ECONNRESET))
 		return false;
-	conn->resume_id = id;
+	conn->link->resume_id = id;
 	id->context = conn;
 	if (conn->resume == EXS_RESUME_WAIT)
 		exs_resume_queue(conn);
@@ -439,7 +441,7 @@ static int exs_resume_finish(struct exs_conn *conn)
 	conn->self.resume = false;
 	/* the link moved (a rider's stream only followed it) */
 	if (!conn->carrier)
-		conn->link_resumes++;
+		conn->link->resumes++;
 	if (conn->link_only) {
 		/* no stream: the riders say their own RESUMEs; the last of
 		 * them may have left meanwhile (an acceptor's leaves at its
@@ -447,7 +449,7 @@ static int exs_resume_finish(struct exs_conn *conn)
 		 */
 		exs_conn_disarm_timeout(conn);
 		EXS_INC_STATS(conn->net, EXS_MIB_LINKRESUMES);
-		if (!conn->nriders)
+		if (!exs_conn_carries(conn))
 			exs_conn_queue_hw(conn);
 		return 0;
 	}
@@ -523,14 +525,16 @@ void exs_resume_stop(struct exs_conn *conn)
 	if (cancel_work_sync(&conn->resume_work))
 		exs_conn_put(conn);
 
+	if (!conn->link)	/* a carried stream: its holder resumes */
+		return;
 	spin_lock_bh(&conn->lock);
-	if (conn->old_id) {
-		WARN_ON_ONCE(conn->id);
-		WRITE_ONCE(conn->id, conn->old_id);
-		conn->old_id = NULL;
+	if (conn->link->old_id) {
+		WARN_ON_ONCE(conn->link->cm_id);
+		WRITE_ONCE(conn->link->cm_id, conn->link->old_id);
+		conn->link->old_id = NULL;
 	}
-	rid = conn->resume_id;
-	conn->resume_id = NULL;
+	rid = conn->link->resume_id;
+	conn->link->resume_id = NULL;
 	spin_unlock_bh(&conn->lock);
 	if (rid)
 		rdma_destroy_id(rid);

@@ -254,7 +254,7 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			    (conn->carrier ? !share : conn->share != share) ||
 			    !ipv6_addr_equal(&conn->node, node) ||
 			    exs_dev_port_down(net,
-					      READ_ONCE(exs_link(conn)->ifindex)))
+					      READ_ONCE(exs_link_holder(conn)->ifindex)))
 				continue;
 			__exs_park_unlink(conn);
 			/* out of the pool and coming up again in one

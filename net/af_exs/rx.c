@@ -30,7 +30,7 @@ int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
 	/* not behind ib_drain_qp()'s marker (see exs_post_send(), tx.c) */
 	if (conn->qp_closing)
 		return 0;
-	return ib_post_recv(conn->qp, &wr, NULL);
+	return ib_post_recv(conn->link->qp, &wr, NULL);
 }
 
 /* Bytes the peer wrote become the CPU's to read: synced once, as their
@@ -43,7 +43,7 @@ int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
 static void exs_ring_sync(struct exs_conn *conn, u32 cursor, u32 len,
 			  bool for_device)
 {
-	struct ib_device *ibdev = exs_link(conn)->dev->ibdev;
+	struct ib_device *ibdev = exs_link_holder(conn)->dev->ibdev;
 	u64 base = sg_dma_address(&conn->rsg);
 
 	while (len) {
@@ -99,12 +99,13 @@ static int exs_rx_read(struct exs_conn *conn, const struct ib_wc *wc,
 		       u8 *typep, u32 *cursor, u8 *chan)
 {
 	struct ib_device *ibdev = conn->dev->ibdev;
-	void *rx = conn->rx_msgs + (slot - conn->rx) * conn->rx_size;
+	struct exs_link *link = conn->link;
+	void *rx = link->rx_msgs + (slot - link->rx) * link->rx_size;
 	enum exs_wire_msg_type type;
 	int err;
 
 	/* the device fails a longer SEND; rx_size is at most a BATCH */
-	if (wc->byte_len > conn->rx_size)
+	if (wc->byte_len > link->rx_size)
 		return -EPROTO;
 	ib_dma_sync_single_for_cpu(ibdev, slot->sge.addr, slot->sge.length,
 				   DMA_FROM_DEVICE);
@@ -139,7 +140,7 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 
 	if ((type == EXS_MSG_OPEN || type == EXS_MSG_JOIN ||
 	     type == EXS_MSG_JOINED) &&
-	    !exs_rx_open_ok(exs_link(conn)->version, &rx->open.req, &peer))
+	    !exs_rx_open_ok(exs_link_holder(conn)->version, &rx->open.req, &peer))
 		return -EPROTO;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
 
@@ -316,18 +317,18 @@ static int exs_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
 	u16 rlen;
 
 	/* only a QP built to share takes them, from version 4 on */
-	if (!conn->batch || conn->version < EXS_WIRE_V_BATCH)
+	if (!conn->link->batch || conn->version < EXS_WIRE_V_BATCH)
 		return -EPROTO;
 	while (off < len) {
 		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
 			return -EPROTO;
-		if (chan && !conn->riders[chan])
+		if (chan && !conn->link->chans[chan])
 			return -EPROTO;
 		if (!chan && conn->state != EXS_CONN_CLOSED &&
 		    !exs_rx_bytes(conn, exs_rx_rec_imm(rlen, flags),
 				  buf + off))
 			return -EPROTO;
-		conn->link_rx_bytes += rlen;
+		conn->link->rx_bytes += rlen;
 		off += rlen;
 	}
 	return 0;
@@ -409,9 +410,9 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * exs_rx_batch() reads them)
 	 */
 	if (!err && wc->opcode == IB_WC_RECV_RDMA_WITH_IMM)
-		conn->link_rx_bytes += imm & EXS_IMM_LEN_MASK;
+		conn->link->rx_bytes += imm & EXS_IMM_LEN_MASK;
 	else if (!err && type == EXS_MSG_DATA)
-		conn->link_rx_bytes += cursor & EXS_IMM_LEN_MASK;
+		conn->link->rx_bytes += cursor & EXS_IMM_LEN_MASK;
 	if (!err && type == EXS_MSG_BATCH) {
 		batch = wc->byte_len;
 		err = exs_rx_batch(conn, msg.raw, batch);
@@ -437,7 +438,7 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* after the stream's reset too, while the QP carries riders; a
 	 * failure is ours, not the peer's: the QP's end
 	 */
-	if ((!err || conn->nriders) && exs_conn_post_recv(conn, slot))
+	if ((!err || exs_conn_carries(conn)) && exs_conn_post_recv(conn, slot))
 		link_err = true;
 	if (err == -EPROTO)
 		exs_rx_proto_err(conn, type);

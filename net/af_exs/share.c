@@ -52,10 +52,10 @@ struct exs_share_find_arg {
 /* @carrier's QP is up, not going, and has a channel free. */
 static bool exs_share_room(const struct exs_conn *carrier)
 {
-	return carrier->riders && !carrier->share_closed &&
+	return carrier->link->chans && !carrier->share_closed &&
 	       !carrier->qp_closing && !carrier->torn_down && !carrier->resume &&
 	       !carrier->link_err && carrier->park != EXS_PARK_GONE &&
-	       carrier->nriders < EXS_SHARE_RIDERS;
+	       carrier->link->nchans < EXS_SHARE_RIDERS;
 }
 
 /* A connector's QP that may carry one more connection: its own stream
@@ -123,11 +123,11 @@ static int exs_share_install(struct exs_conn *carrier, struct exs_conn *rider)
 	if (carrier->passive ? exs_share_room(carrier) :
 			       __exs_share_can_carry(carrier)) {
 		for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
-			if (carrier->riders[chan])
+			if (carrier->link->chans[chan])
 				continue;
 			refcount_inc(&rider->ref);
-			carrier->riders[chan] = rider;
-			carrier->nriders++;
+			carrier->link->chans[chan] = rider;
+			carrier->link->nchans++;
 			rider->chan = chan;
 			err = 0;
 			break;
@@ -144,9 +144,9 @@ struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan)
 {
 	struct exs_conn *rider;
 
-	if (!carrier->riders || chan >= EXS_CHAN_MAX)
+	if (!carrier->link->chans || chan >= EXS_CHAN_MAX)
 		return NULL;
-	rider = carrier->riders[chan];
+	rider = carrier->link->chans[chan];
 	if (rider)
 		refcount_inc(&rider->ref);
 	return rider;
@@ -166,8 +166,8 @@ bool exs_share_riders_live(const struct exs_conn *carrier)
 	int chan;
 
 	lockdep_assert_held(&carrier->lock);
-	for (chan = 1; carrier->riders && chan < EXS_CHAN_MAX; chan++) {
-		rider = carrier->riders[chan];
+	for (chan = 1; carrier->link->chans && chan < EXS_CHAN_MAX; chan++) {
+		rider = carrier->link->chans[chan];
 		if (!rider || rider->counted_out)
 			continue;
 		/* the rider's lock is not ours to take: a hint (above) */
@@ -181,7 +181,7 @@ bool exs_share_riders_live(const struct exs_conn *carrier)
 bool exs_share_busy(struct exs_conn *conn)
 {
 	lockdep_assert_held(&conn->lock);
-	if (!conn->nriders)
+	if (!exs_conn_carries(conn))
 		return false;
 	conn->link_only = true;
 	return true;
@@ -217,11 +217,11 @@ void exs_share_quiet(struct exs_conn *rider)
 
 	lockdep_assert_held(&rider->lock);
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	if (!rider->counted_out && rider->chan && carrier->riders &&
-	    carrier->riders[rider->chan] == rider) {
+	if (!rider->counted_out && rider->chan && carrier->link->chans &&
+	    carrier->link->chans[rider->chan] == rider) {
 		rider->counted_out = true;
-		carrier->nriders--;
-		if (carrier->link_only && !carrier->nriders)
+		carrier->link->nchans--;
+		if (carrier->link_only && !carrier->link->nchans)
 			exs_conn_queue_hw(carrier);
 	}
 	spin_unlock(&carrier->lock);
@@ -239,13 +239,13 @@ bool exs_share_retake(struct exs_conn *rider)
 
 	lockdep_assert_held(&rider->lock);
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	ok = rider->counted_out && carrier->riders[rider->chan] == rider &&
+	ok = rider->counted_out && carrier->link->chans[rider->chan] == rider &&
 	     exs_share_room(carrier) &&
 	     (rider->passive || (carrier->state == EXS_CONN_ESTABLISHED &&
 				 !carrier->link_only));
 	if (ok) {
 		rider->counted_out = false;
-		carrier->nriders++;
+		carrier->link->nchans++;
 	}
 	spin_unlock(&carrier->lock);
 	return ok;
@@ -286,9 +286,9 @@ void exs_share_leave(struct exs_conn *rider)
 
 	mutex_lock(&carrier->share_mutex);
 	spin_lock_bh(&carrier->lock);
-	if (clean && rider->chan && carrier->riders &&
-	    carrier->riders[rider->chan] == rider) {
-		carrier->riders[rider->chan] = NULL;
+	if (clean && rider->chan && carrier->link->chans &&
+	    carrier->link->chans[rider->chan] == rider) {
+		carrier->link->chans[rider->chan] = NULL;
 		drop = true;
 	}
 	spin_unlock_bh(&carrier->lock);
@@ -308,7 +308,7 @@ static bool exs_share_sends_out(struct exs_conn *carrier)
 
 	spin_lock_bh(&carrier->lock);
 	for (chan = 1; chan < EXS_CHAN_MAX && !out; chan++) {
-		rider = carrier->riders[chan];
+		rider = carrier->link->chans[chan];
 		out = rider && READ_ONCE(rider->sq_head) !=
 			       READ_ONCE(rider->sq_tail);
 	}
@@ -326,7 +326,7 @@ void exs_share_settle(struct exs_conn *carrier, unsigned long wait)
 {
 	unsigned long end = jiffies + wait;
 
-	if (!carrier->riders || READ_ONCE(carrier->link_err))
+	if (!carrier->link->chans || READ_ONCE(carrier->link_err))
 		return;
 	while (exs_share_sends_out(carrier) && time_before(jiffies, end))
 		msleep(20);
@@ -340,16 +340,16 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 	struct exs_conn *rider;
 	int chan;
 
-	if (!carrier->riders)
+	if (!carrier->link->chans)
 		return;
 	mutex_lock(&carrier->share_mutex);
 	for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
 		spin_lock_bh(&carrier->lock);
-		rider = carrier->riders[chan];
-		carrier->riders[chan] = NULL;
+		rider = carrier->link->chans[chan];
+		carrier->link->chans[chan] = NULL;
 		if (rider && !rider->counted_out) {
 			rider->counted_out = true;
-			carrier->nriders--;
+			carrier->link->nchans--;
 		}
 		spin_unlock_bh(&carrier->lock);
 		if (!rider)
@@ -383,7 +383,7 @@ void exs_share_link_failed(struct exs_conn *conn, int err)
 	struct exs_conn *carrier = conn->carrier;
 
 	if (!carrier) {
-		if (conn->nriders && !conn->link_err)
+		if (exs_conn_carries(conn) && !conn->link_err)
 			WRITE_ONCE(conn->link_err, err);
 		return;
 	}
@@ -426,8 +426,8 @@ __be16 exs_share_resume_port(struct exs_conn *carrier)
 	int chan;
 
 	spin_lock_bh(&carrier->lock);
-	for (chan = 1; carrier->riders && chan < EXS_CHAN_MAX; chan++) {
-		rider = carrier->riders[chan];
+	for (chan = 1; carrier->link->chans && chan < EXS_CHAN_MAX; chan++) {
+		rider = carrier->link->chans[chan];
 		if (rider && !rider->counted_out) {
 			port = rider->self.dport;
 			break;
@@ -491,7 +491,7 @@ int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 	struct in6_addr unused;
 	int err;
 
-	rider = exs_conn_alloc(net, NULL, rsize, READ_ONCE(exs->inline_max));
+	rider = exs_conn_alloc(net, false, NULL, rsize, READ_ONCE(exs->inline_max));
 	if (!rider) {
 		exs_conn_put(carrier);
 		return -ENOMEM;
@@ -574,7 +574,7 @@ static int __exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 int exs_share_rx_stray(struct exs_conn *carrier, bool msg, u8 type,
 		       u32 cursor)
 {
-	if (!carrier->riders || !msg || type != EXS_MSG_OPEN)
+	if (!carrier->link->chans || !msg || type != EXS_MSG_OPEN)
 		return -EPROTO;
 	return __exs_share_refuse(carrier, cursor, EXS_WIRE_REJ_NOMEM) ?
 	       -ECONNRESET : 0;
@@ -588,7 +588,7 @@ int exs_share_rx_join(struct exs_conn *carrier,
 {
 	struct exs_join *join;
 
-	if (!carrier->passive || !carrier->riders || carrier->carrier)
+	if (!carrier->passive || !carrier->link->chans || carrier->carrier)
 		return -EPROTO;
 	join = kmalloc(sizeof(*join), GFP_ATOMIC);
 	if (!join)
@@ -621,7 +621,7 @@ static void exs_share_accept(struct exs_conn *carrier, struct exs_join *join)
 	struct exs_conn *rider;
 	int why, err;
 
-	rider = exs_conn_alloc(carrier->net, NULL, 0, 0);
+	rider = exs_conn_alloc(carrier->net, false, NULL, 0, 0);
 	if (!rider) {
 		exs_share_refuse(carrier, join->chan, EXS_WIRE_REJ_NOMEM);
 		return;

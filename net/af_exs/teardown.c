@@ -207,7 +207,8 @@ void exs_conn_disown(struct exs_conn *conn, struct socket **native,
  */
 void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 {
-	struct rdma_cm_id *id = conn->id;
+	struct exs_link *link = conn->link;
+	struct rdma_cm_id *id = link->cm_id;
 	struct ib_device *ibdev;
 	bool abort_sent;
 
@@ -225,8 +226,8 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	exs_share_settle(conn, exs_abort_ack_wait(conn));
 	if (id)
 		rdma_disconnect(id);
-	if (conn->qp)
-		ib_drain_qp(conn->qp);
+	if (link->qp)
+		ib_drain_qp(link->qp);
 	/* the riders' requests are flushed too: their rings go now */
 	exs_share_drop_riders(conn);
 
@@ -240,36 +241,36 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 			    (conn->err ? EPOLLERR : 0));
 	spin_unlock_bh(&conn->lock);
 
-	if (conn->qp) {
+	if (link->qp) {
 		exs_dev_wait_port_up(conn, id);
 		rdma_destroy_qp(id);
 	}
-	conn->qp = NULL;
+	link->qp = NULL;
 	if (id && destroy_id)
 		rdma_destroy_id(id);
-	WRITE_ONCE(conn->id, NULL);
+	WRITE_ONCE(link->cm_id, NULL);
 
 	if (conn->dev) {
 		ibdev = conn->dev->ibdev;
 		if (conn->mr)
 			ib_dereg_mr(conn->mr);
-		if (conn->scq)
-			ib_cq_pool_put(conn->scq, conn->sq_room + 1);
-		if (conn->rcq)
-			ib_cq_pool_put(conn->rcq, conn->rq_depth + 1);
+		if (link->scq)
+			ib_cq_pool_put(link->scq, link->sq_room + 1);
+		if (link->rcq)
+			ib_cq_pool_put(link->rcq, link->rq_depth + 1);
 		if (sg_dma_address(&conn->rsg))
 			ib_dma_unmap_sg(ibdev, &conn->rsg, 1,
 					DMA_BIDIRECTIONAL);
-		if (conn->rx_msgs_dma)
-			ib_dma_unmap_single(ibdev, conn->rx_msgs_dma,
-					    conn->rq_depth * conn->rx_size,
+		if (link->rx_msgs_dma)
+			ib_dma_unmap_single(ibdev, link->rx_msgs_dma,
+					    link->rq_depth * link->rx_size,
 					    DMA_FROM_DEVICE);
 		if (conn->tdma)
 			ib_dma_unmap_single(ibdev, conn->tdma, conn->tsize,
 					    DMA_TO_DEVICE);
 		/* after the QP and the MR that live in it */
-		if (conn->pd)
-			ib_dealloc_pd(conn->pd);
+		if (link->pd)
+			ib_dealloc_pd(link->pd);
 		spin_lock_bh(&conn->dev->lock);
 		list_del_init(&conn->dev_node);
 		spin_unlock_bh(&conn->dev->lock);
@@ -277,9 +278,9 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		conn->dev = NULL;
 	}
 	conn->mr = NULL;
-	conn->pd = NULL;
-	conn->scq = NULL;
-	conn->rcq = NULL;
+	link->pd = NULL;
+	link->scq = NULL;
+	link->rcq = NULL;
 }
 
 void exs_conn_hw_work(struct work_struct *work)
@@ -309,13 +310,14 @@ void exs_conn_hw_work(struct work_struct *work)
 			cancel_delayed_work_sync(&conn->watch_work);
 		}
 		exs_share_leave(conn);
-	} else if (!conn->torn_down && (conn->id || conn->dev)) {
+	} else if (conn->link && !conn->torn_down &&
+		   (conn->link->cm_id || conn->dev)) {
 		/* after this no rdma_cm handler builds anything on the conn */
-		if (conn->id)
-			rdma_lock_handler(conn->id);
+		if (conn->link->cm_id)
+			rdma_lock_handler(conn->link->cm_id);
 		WRITE_ONCE(conn->torn_down, true);
-		if (conn->id)
-			rdma_unlock_handler(conn->id);
+		if (conn->link->cm_id)
+			rdma_unlock_handler(conn->link->cm_id);
 		cancel_delayed_work_sync(&conn->timeout_work);
 		if (cancel_work_sync(&conn->resolve_work))
 			exs_conn_put(conn);

@@ -78,30 +78,30 @@ unsigned long exs_conn_unacked_since(const struct exs_conn *conn)
  * here, past that test; before it, a rider could find its carrier's PD
  * freed or NULL (exs_conn_hw_release()).
  */
-static int exs_post_qp(struct exs_conn *conn, struct exs_conn *link,
+static int exs_post_qp(struct exs_conn *conn, struct exs_conn *holder,
 		       struct ib_send_wr *wr)
 {
 	struct ib_sge *sge;
 	int err, i;
 
-	if (conn->qp_closing || link->qp_closing || !link->qp)
+	if (conn->qp_closing || holder->qp_closing || !holder->link->qp)
 		return -ESHUTDOWN;
 	for (i = 0; i < wr->num_sge; i++) {
 		sge = &wr->sg_list[i];
-		sge->lkey = link->pd->local_dma_lkey;
+		sge->lkey = holder->link->pd->local_dma_lkey;
 		/* not inline: the send buffer's, mapped (tdma) */
 		if (!(wr->send_flags & IB_SEND_INLINE))
-			ib_dma_sync_single_for_device(link->dev->ibdev,
+			ib_dma_sync_single_for_device(holder->dev->ibdev,
 						      sge->addr, sge->length,
 						      DMA_TO_DEVICE);
 	}
 	/* bytes the QP's batch holds go first (batch.c) */
-	err = exs_batch_post(link);
+	err = exs_batch_post(holder);
 	if (!err)
-		err = ib_post_send(link->qp, wr, NULL);
+		err = ib_post_send(holder->link->qp, wr, NULL);
 	if (!err && (wr->opcode == IB_WR_RDMA_WRITE ||
 		     wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM))
-		link->link_tx_bytes += wr->sg_list->length;
+		holder->link->tx_bytes += wr->sg_list->length;
 	return err;
 }
 
@@ -254,7 +254,7 @@ int exs_conn_send_resume(struct exs_conn *conn)
 /* An OPEN, JOIN or JOINED speaks the version its QP speaks. */
 static void exs_conn_self_version(struct exs_conn *conn)
 {
-	conn->self.version = exs_link(conn)->version;
+	conn->self.version = exs_link_holder(conn)->version;
 	conn->self.version_min = conn->self.version;
 }
 
@@ -295,7 +295,7 @@ int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type)
 int exs_conn_send_to(struct exs_conn *conn, enum exs_wire_msg_type type,
 		     u8 chan, u32 cursor)
 {
-	if (conn->carrier || conn->qp_closing || !conn->qp)
+	if (conn->carrier || conn->qp_closing || !conn->link->qp)
 		return -ENOTCONN;
 	exs_wire_build_msg(&conn->tx_msg, type, 0, cursor, chan);
 	return __exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),

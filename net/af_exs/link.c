@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A link's own memory (link.h): allocated with the connection that holds
+ * it, freed with it once its QP, CQs and PD are gone (teardown.c).
+ */
+#include <linux/slab.h>
+
+#include "conn.h"
+#include "fault.h"
+
+struct exs_link *exs_link_alloc(struct exs_conn *holder,
+				struct rdma_cm_id *id)
+{
+	struct exs_link *link;
+
+	if (exs_fail_alloc(sizeof(*link)))
+		return NULL;
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return NULL;
+	link->holder = holder;
+	link->cm_id = id;
+	link->batch_cqe.done = exs_batch_done;
+	return link;
+}
+
+void exs_link_free(struct exs_link *link)
+{
+	if (!link)
+		return;
+	WARN_ON_ONCE(link->qp || link->pd || link->old_id || link->resume_id);
+	kfree(link->rx_msgs);
+	kfree(link->batch);
+	kfree(link->rx);
+	kfree(link->chans);
+	kfree(link);
+}

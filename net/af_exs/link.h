@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A link: one RDMA queue pair between this host's AF_EXS and a peer
+ * host's, and the verbs objects it is made of.  The streams it carries
+ * (conn.h) reach them only through the link: a stream's own struct holds
+ * no cm_id, PD, CQ or QP.  A link is allocated with the connection that
+ * builds its queue pair (a connector's, or a listener's child) and freed
+ * with it; the streams that join it later hold that connection, so the
+ * link outlives each of them.
+ *
+ * Locking: the fields are written under the lock of the connection that
+ * holds the link (conn.h), or before anyone else can see it, and cleared
+ * by its teardown (teardown.c) or its resume (resume.c) under that lock
+ * once no request can be posted on them (qp_closing).
+ */
+#ifndef __EXS_LINK_H
+#define __EXS_LINK_H
+
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+struct exs_conn;
+struct exs_rx_slot;
+
+struct exs_link {
+	struct exs_conn		*holder;	/* whose lock guards it */
+	struct rdma_cm_id	*cm_id;		/* its QP's; NULL while resuming */
+	/* A protection domain of the link's own: a ring's key is valid on
+	 * this QP alone, so no other QP's peer can reach the ring (the
+	 * streams on this link share it: share.c).
+	 */
+	struct ib_pd		*pd;
+	struct ib_qp		*qp;
+	struct ib_cq		*scq, *rcq;
+	/* resume.c: a failed QP replaced, the link kept */
+	struct rdma_cm_id	*old_id;	/* the failed QP's, until gone */
+	struct rdma_cm_id	*resume_id;	/* acceptor: the REQ to accept */
+	struct ib_qp		*event_qp;	/* the QP a fatal event named */
+	u16			sq_room;	/* the QP's send requests */
+
+	/* receive buffers, for the messages of every stream on it */
+	struct exs_rx_slot	*rx;		/* rq_depth of them */
+	u16			rq_depth;
+	u16			rx_size;	/* what a receive holds */
+	void			*rx_msgs;	/* rx_size a slot, DMA mapped */
+	u64			rx_msgs_dma;
+
+	/* share.c: the streams it carries besides its holder's, by the
+	 * channel the peer writes to (NULL: an unshared link's)
+	 */
+	struct exs_conn		**chans;
+	u8			nchans;		/* channels in use */
+
+	/* batch.c: a shared QP's small writes, gathered in a BATCH */
+	void			*batch;		/* EXS_BATCH_MAX bytes */
+	u16			batch_len;	/* ...held, not yet posted */
+	u16			batch_cap;	/* ...what one SEND takes inline */
+	u16			batch_rec;	/* ...where its last record is */
+	u8			batch_nrec;
+	u8			batch_inflight;	/* posted, not yet completed */
+	struct ib_cqe		batch_cqe;
+	u32			batch_posted;	/* batches posted, in all */
+	u32			batch_acked;	/* ...and completed: in order */
+	unsigned long		batch_acked_at;	/* jiffies of the last, or of
+						 * the first post awaiting one
+						 */
+
+	/* link_diag.c: its counters, those of every stream on it, which
+	 * outlive each of them
+	 */
+	u32			id;		/* unique while loaded; 0: none */
+	u32			resumes;	/* moves to a new QP */
+	u64			tx_bytes;	/* stream bytes posted on it */
+	u64			rx_bytes;	/* ...and arrived on it */
+};
+
+#endif /* __EXS_LINK_H */
