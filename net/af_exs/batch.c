@@ -152,7 +152,7 @@ static bool __exs_batch_add(struct exs_conn *holder, struct exs_conn *conn,
 	/* room for a full batch's post and the next one's, at most */
 	if (!link->batch_cap || !link->nchans || holder->qp_closing ||
 	    holder->version < EXS_WIRE_V_BATCH ||
-	    !link->qp || holder->resume || holder->link_err ||
+	    !link->qp || holder->resume || holder->link->err ||
 	    link->batch_inflight + 2 > EXS_BATCH_INFLIGHT ||
 	    EXS_BATCH_HDR + EXS_REC_HDR + len > link->batch_cap)
 		return false;

@@ -158,10 +158,6 @@ struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
 	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
 	INIT_DELAYED_WORK(&conn->watch_work, exs_watch_work);
 	init_completion(&conn->abort_done);
-	INIT_LIST_HEAD(&conn->joins);
-	INIT_LIST_HEAD(&conn->link_waiters);
-	INIT_HLIST_NODE(&conn->link_node);
-	mutex_init(&conn->share_mutex);
 	INIT_WORK(&conn->join_work, exs_share_join_work);
 	for (i = 0; i < EXS_SQ_DEPTH; i++) {
 		conn->tx[i].conn = conn;
@@ -173,8 +169,6 @@ struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
 static void exs_conn_free(struct exs_conn *conn)
 {
 	WARN_ON_ONCE(conn->dev || conn->native);
-	/* nobody finds it, and no waiter outlives it (link_table.c) */
-	exs_link_table_del(conn);
 	if (conn->rbuf)
 		free_pages((unsigned long)conn->rbuf, get_order(conn->rsize));
 	if (conn->tbuf)
@@ -535,7 +529,7 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 {
 	bool stands = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
 		      !conn->qp_closing;
-	int link_err = READ_ONCE(exs_link_holder(conn)->link_err);
+	int link_err = READ_ONCE(exs_link_holder(conn)->link->err);
 
 	lockdep_assert_held(&conn->lock);
 	/* The failed QP a resume drains: whatever it says is past.  The

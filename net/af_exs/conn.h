@@ -28,7 +28,7 @@
  * set qp_closing under its lock; a carrier's completion
  * handler hands a rider's message on with no lock held, and its resume
  * reaches its riders from work items, never under its own lock; a
- * carrier's share_mutex comes before either lock.  The parked pool's
+ * carrier's link mutex comes before either lock.  The parked pool's
  * lock comes after a conn->lock (reuse.c); the link table's
  * (link_table.c) comes last, after a socket's lock, a conn->lock or the
  * parked pool's.
@@ -313,34 +313,17 @@ struct exs_conn {
 	bool			link_only;	/* its own stream ended, the QP
 						 * still carries others
 						 */
-	int			link_err;	/* a carrier's QP failed: every
-						 * connection on it ends so
-						 */
 	u8			chan;		/* ours: what the peer writes to */
 	u8			peer_chan;	/* the peer's, what we write to */
 	bool			leave_wait;	/* a rider's teardown waits for its
 						 * requests to complete
 						 */
 	struct exs_conn		*carrier;	/* a rider's: whose QP, PD, CQs */
-	struct list_head	joins;		/* a carrier's JOINs to handle */
-	/* a carrier's: held while a rider is set up in its PD, and while
-	 * its teardown takes the riders' registrations away
-	 */
-	struct mutex		share_mutex;
-	bool			share_closed;	/* ...after which none joins */
 	bool			counted_out;	/* a rider no longer in its
-						 * carrier's nriders
+						 * carrier's nchans
 						 */
 	struct work_struct	join_work;
 	struct exs_wire_peer	joined;		/* a rider's JOINED, for it */
-	/* link_table.c: a connector's QP built to share, in the table
-	 * later connects to its node look in; coming up, they wait for it
-	 */
-	struct hlist_node	link_node;	/* exs_links */
-	bool			link_pending;	/* not up yet */
-	u8			nwaiters;
-	struct list_head	link_waiters;	/* exs_sock.link_wait_node */
-
 	union {				/* scratch, sent inline */
 		struct exs_wire_msg	tx_msg;
 		struct exs_wire_open	tx_open;
@@ -551,7 +534,7 @@ bool exs_share_can_carry(const struct exs_conn *conn);
 /* link_table.c */
 bool exs_link_claim(struct exs_sock *exs, struct exs_conn *conn,
 		    bool may_wait);
-void exs_link_table_del(struct exs_conn *conn);
+void exs_link_table_del(struct exs_link *link);
 void exs_link_reopen(struct exs_conn *conn);
 void exs_links_each(struct net *net, const struct in6_addr *node,
 		    bool (*fn)(struct exs_conn *conn, void *arg), void *arg);

@@ -21,6 +21,10 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 	link->holder = holder;
 	link->cm_id = id;
 	link->batch_cqe.done = exs_batch_done;
+	INIT_HLIST_NODE(&link->table_node);
+	INIT_LIST_HEAD(&link->waiters);
+	INIT_LIST_HEAD(&link->joins);
+	mutex_init(&link->mutex);
 	return link;
 }
 
@@ -28,6 +32,8 @@ void exs_link_free(struct exs_link *link)
 {
 	if (!link)
 		return;
+	/* nobody finds it, and no waiter outlives it (link_table.c) */
+	exs_link_table_del(link);
 	WARN_ON_ONCE(link->qp || link->pd || link->old_id || link->resume_id);
 	kfree(link->rx_msgs);
 	kfree(link->batch);

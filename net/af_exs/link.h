@@ -16,6 +16,8 @@
 #ifndef __EXS_LINK_H
 #define __EXS_LINK_H
 
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -50,6 +52,15 @@ struct exs_link {
 	 */
 	struct exs_conn		**chans;
 	u8			nchans;		/* channels in use */
+	struct list_head	joins;		/* JOINs heard, to handle */
+	/* held while a stream is set up in its PD, and while its teardown
+	 * takes the streams' registrations away
+	 */
+	struct mutex		mutex;
+	bool			closed;		/* ...after which none joins */
+	int			err;		/* its QP failed: every stream
+						 * on it ends so
+						 */
 
 	/* batch.c: a shared QP's small writes, gathered in a BATCH */
 	void			*batch;		/* EXS_BATCH_MAX bytes */
@@ -64,6 +75,14 @@ struct exs_link {
 	unsigned long		batch_acked_at;	/* jiffies of the last, or of
 						 * the first post awaiting one
 						 */
+
+	/* link_table.c: a connector's link built to share, in the table
+	 * later connects to its node look in; coming up, they wait for it
+	 */
+	struct hlist_node	table_node;	/* exs_links */
+	bool			pending;	/* not up yet */
+	u8			nwaiters;
+	struct list_head	waiters;	/* exs_sock.link_wait_node */
 
 	/* link_diag.c: its counters, those of every stream on it, which
 	 * outlive each of them

@@ -39,7 +39,7 @@
 static DEFINE_HASHTABLE(exs_links, 8);
 static DEFINE_SPINLOCK(exs_links_lock);
 
-static void __exs_link_wait_end(struct exs_conn *conn, u8 reason)
+static void __exs_link_wait_end(struct exs_link *link, u8 reason)
 {
 	struct exs_sock *exs, *tmp;
 
@@ -49,14 +49,13 @@ static void __exs_link_wait_end(struct exs_conn *conn, u8 reason)
 	 */
 	if (reason != EXS_FALLBACK_TIMEOUT && reason != EXS_FALLBACK_VERSION)
 		reason = EXS_FALLBACK_NONE;
-	WRITE_ONCE(conn->link_pending, false);
-	list_for_each_entry_safe(exs, tmp, &conn->link_waiters,
-				 link_wait_node) {
+	WRITE_ONCE(link->pending, false);
+	list_for_each_entry_safe(exs, tmp, &link->waiters, link_wait_node) {
 		list_del_init(&exs->link_wait_node);
 		exs->link_fail_reason = reason;
 		queue_work(exs_wq, &exs->connect_work);
 	}
-	conn->nwaiters = 0;
+	link->nwaiters = 0;
 }
 
 /* @conn is up, or will never be (@reason: why its connect fell back, if
@@ -72,11 +71,11 @@ void exs_link_wait_end(struct exs_conn *conn, u8 reason)
 	/* set before anyone could wait: at the claim, or as a parked link
 	 * is taken (exs_link_reopen())
 	 */
-	if (!READ_ONCE(conn->link_pending))
+	if (!conn->link || !READ_ONCE(conn->link->pending))
 		return;
 	spin_lock_irqsave(&exs_links_lock, flags);
-	if (conn->link_pending)
-		__exs_link_wait_end(conn, reason);
+	if (conn->link->pending)
+		__exs_link_wait_end(conn->link, reason);
 	spin_unlock_irqrestore(&exs_links_lock, flags);
 }
 
@@ -88,24 +87,24 @@ void exs_link_reopen(struct exs_conn *conn)
 {
 	unsigned long flags;
 
-	if (hlist_unhashed_lockless(&conn->link_node))
+	if (hlist_unhashed_lockless(&conn->link->table_node))
 		return;
 	spin_lock_irqsave(&exs_links_lock, flags);
-	WRITE_ONCE(conn->link_pending, true);
+	WRITE_ONCE(conn->link->pending, true);
 	spin_unlock_irqrestore(&exs_links_lock, flags);
 }
 
-/* @conn is freed: out of the table, its waiters sent on. */
-void exs_link_table_del(struct exs_conn *conn)
+/* @link is freed: out of the table, its waiters sent on. */
+void exs_link_table_del(struct exs_link *link)
 {
 	unsigned long flags;
 
-	if (hlist_unhashed_lockless(&conn->link_node))
+	if (hlist_unhashed_lockless(&link->table_node))
 		return;
 	spin_lock_irqsave(&exs_links_lock, flags);
-	if (conn->link_pending)
-		__exs_link_wait_end(conn, EXS_FALLBACK_NONE);
-	hash_del(&conn->link_node);
+	if (link->pending)
+		__exs_link_wait_end(link, EXS_FALLBACK_NONE);
+	hash_del(&link->table_node);
 	spin_unlock_irqrestore(&exs_links_lock, flags);
 }
 
@@ -116,14 +115,15 @@ void exs_link_table_del(struct exs_conn *conn)
 void exs_links_each(struct net *net, const struct in6_addr *node,
 		    bool (*fn)(struct exs_conn *conn, void *arg), void *arg)
 {
-	struct exs_conn *conn;
+	struct exs_link *link;
 	unsigned long flags;
 
 	spin_lock_irqsave(&exs_links_lock, flags);
-	hash_for_each_possible(exs_links, conn, link_node,
+	hash_for_each_possible(exs_links, link, table_node,
 			       exs_node_hash(net, node)) {
-		if (net_eq(conn->net, net) &&
-		    ipv6_addr_equal(&conn->node, node) && fn(conn, arg))
+		if (net_eq(link->holder->net, net) &&
+		    ipv6_addr_equal(&link->holder->node, node) &&
+		    fn(link->holder, arg))
 			break;
 	}
 	spin_unlock_irqrestore(&exs_links_lock, flags);
@@ -136,18 +136,20 @@ void exs_links_each(struct net *net, const struct in6_addr *node,
  */
 static bool __exs_link_wait(struct exs_sock *exs, struct exs_conn *conn)
 {
-	struct exs_conn *link;
+	struct exs_link *link;
+	struct exs_conn *holder;
 
 	lockdep_assert_held(&exs_links_lock);
-	hash_for_each_possible(exs_links, link, link_node,
+	hash_for_each_possible(exs_links, link, table_node,
 			       exs_node_hash(conn->net, &conn->node)) {
-		if (link == conn || !net_eq(link->net, conn->net) ||
-		    link->self.family != conn->self.family ||
-		    link->ack_cfg != conn->ack_cfg ||
-		    !ipv6_addr_equal(&link->node, &conn->node))
+		holder = link->holder;
+		if (holder == conn || !net_eq(holder->net, conn->net) ||
+		    holder->self.family != conn->self.family ||
+		    holder->ack_cfg != conn->ack_cfg ||
+		    !ipv6_addr_equal(&holder->node, &conn->node))
 			continue;
-		if (!link->link_pending) {
-			if (!exs_share_can_carry(link))
+		if (!link->pending) {
+			if (!exs_share_can_carry(holder))
 				continue;
 			/* up since this connect looked: settle joins it */
 			exs->link_nowait = true;
@@ -158,7 +160,7 @@ static bool __exs_link_wait(struct exs_sock *exs, struct exs_conn *conn)
 		}
 		if (link->nwaiters >= EXS_SHARE_RIDERS)
 			continue;
-		list_add_tail(&exs->link_wait_node, &link->link_waiters);
+		list_add_tail(&exs->link_wait_node, &link->waiters);
 		link->nwaiters++;
 		exs->wait_link = link;
 		exs->link_waiting = true;
@@ -186,8 +188,8 @@ bool exs_link_claim(struct exs_sock *exs, struct exs_conn *conn,
 	if (may_wait && !exs->link_nowait && __exs_link_wait(exs, conn)) {
 		build = false;
 	} else {
-		WRITE_ONCE(conn->link_pending, true);
-		hash_add(exs_links, &conn->link_node,
+		WRITE_ONCE(conn->link->pending, true);
+		hash_add(exs_links, &conn->link->table_node,
 			 exs_node_hash(conn->net, &conn->node));
 	}
 	spin_unlock_irqrestore(&exs_links_lock, flags);

@@ -52,8 +52,8 @@ struct exs_sock {
 	bool		link_waiting;
 	bool		link_nowait;	/* ...found one up: never again */
 	u8		link_fail_reason; /* ...that never came up: TCP, why */
-	struct exs_conn	*wait_link;	/* ...that one's first connection */
-	struct list_head link_wait_node; /* ...on its link_waiters */
+	struct exs_link	*wait_link;	/* ...that one */
+	struct list_head link_wait_node; /* ...on its waiters */
 };
 
 /* EXS_BUSY_POLL and net.exs.busy_poll_us: at most 100 ms of spinning */

@@ -52,9 +52,9 @@ struct exs_share_find_arg {
 /* @carrier's QP is up, not going, and has a channel free. */
 static bool exs_share_room(const struct exs_conn *carrier)
 {
-	return carrier->link->chans && !carrier->share_closed &&
+	return carrier->link->chans && !carrier->link->closed &&
 	       !carrier->qp_closing && !carrier->torn_down && !carrier->resume &&
-	       !carrier->link_err && carrier->park != EXS_PARK_GONE &&
+	       !carrier->link->err && carrier->park != EXS_PARK_GONE &&
 	       carrier->link->nchans < EXS_SHARE_RIDERS;
 }
 
@@ -75,11 +75,11 @@ static bool __exs_share_can_carry(const struct exs_conn *conn)
 /* The same, as a hint without conn->lock (under the link table's): a
  * stale answer costs a JOIN refused or a link built, as the install
  * decides under the lock.  A parked link just taken is coming up
- * (link_pending), whatever its flags still say.
+ * (link->pending), whatever its flags still say.
  */
 bool exs_share_can_carry(const struct exs_conn *conn)
 {
-	if (READ_ONCE(conn->link_pending))
+	if (READ_ONCE(conn->link->pending))
 		return false;
 	/* racy by design: see above */
 	return data_race(__exs_share_can_carry(conn));
@@ -193,7 +193,7 @@ static void exs_share_free_hw(struct exs_conn *rider)
 	struct exs_conn *carrier = rider->carrier;
 	struct ib_device *ibdev = carrier->dev->ibdev;
 
-	lockdep_assert_held(&carrier->share_mutex);
+	lockdep_assert_held(&carrier->link->mutex);
 	if (rider->mr)
 		ib_dereg_mr(rider->mr);
 	rider->mr = NULL;
@@ -284,7 +284,7 @@ void exs_share_leave(struct exs_conn *rider)
 			     (rider->err ? EPOLLERR : 0));
 	spin_unlock_bh(&rider->lock);
 
-	mutex_lock(&carrier->share_mutex);
+	mutex_lock(&carrier->link->mutex);
 	spin_lock_bh(&carrier->lock);
 	if (clean && rider->chan && carrier->link->chans &&
 	    carrier->link->chans[rider->chan] == rider) {
@@ -292,9 +292,9 @@ void exs_share_leave(struct exs_conn *rider)
 		drop = true;
 	}
 	spin_unlock_bh(&carrier->lock);
-	if (clean && !carrier->share_closed)
+	if (clean && !carrier->link->closed)
 		exs_share_free_hw(rider);
-	mutex_unlock(&carrier->share_mutex);
+	mutex_unlock(&carrier->link->mutex);
 	if (drop)
 		exs_conn_put(rider);
 }
@@ -326,7 +326,7 @@ void exs_share_settle(struct exs_conn *carrier, unsigned long wait)
 {
 	unsigned long end = jiffies + wait;
 
-	if (!carrier->link->chans || READ_ONCE(carrier->link_err))
+	if (!carrier->link->chans || READ_ONCE(carrier->link->err))
 		return;
 	while (exs_share_sends_out(carrier) && time_before(jiffies, end))
 		msleep(20);
@@ -342,7 +342,7 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 
 	if (!carrier->link->chans)
 		return;
-	mutex_lock(&carrier->share_mutex);
+	mutex_lock(&carrier->link->mutex);
 	for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
 		spin_lock_bh(&carrier->lock);
 		rider = carrier->link->chans[chan];
@@ -362,34 +362,34 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 		    exs_conn_ends_in_order(rider))
 			exs_conn_queue_hw(rider);
 		else
-			__exs_conn_abort(rider, carrier->link_err ?: -ECONNRESET,
+			__exs_conn_abort(rider, carrier->link->err ?: -ECONNRESET,
 					 false);
 		spin_unlock_bh(&rider->lock);
 		exs_share_free_hw(rider);
 		exs_conn_put(rider);
 	}
-	carrier->share_closed = true;
-	mutex_unlock(&carrier->share_mutex);
+	carrier->link->closed = true;
+	mutex_unlock(&carrier->link->mutex);
 }
 
 /* The QP under @conn failed, not only its stream: the carrier's own
  * stream and every rider end with @err (a dead peer times each of them
  * out), each as its next completion or the carrier's teardown finds
- * link_err.  A carrier alone on its QP may still resume: nothing to do.
- * Called under conn->lock.
+ * its link's err.  A carrier alone on its QP may still resume: nothing
+ * to do.  Called under conn->lock.
  */
 void exs_share_link_failed(struct exs_conn *conn, int err)
 {
 	struct exs_conn *carrier = conn->carrier;
 
 	if (!carrier) {
-		if (exs_conn_carries(conn) && !conn->link_err)
-			WRITE_ONCE(conn->link_err, err);
+		if (exs_conn_carries(conn) && !conn->link->err)
+			WRITE_ONCE(conn->link->err, err);
 		return;
 	}
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	if (!carrier->link_err)
-		WRITE_ONCE(carrier->link_err, err);
+	if (!carrier->link->err)
+		WRITE_ONCE(carrier->link->err, err);
 	if (exs_conn_stream_over(carrier))
 		exs_conn_queue_hw(carrier);
 	else
@@ -445,8 +445,8 @@ static int exs_share_setup(struct exs_conn *carrier, struct exs_conn *rider,
 {
 	int err = -EBUSY;
 
-	mutex_lock(&carrier->share_mutex);
-	if (carrier->share_closed || !carrier->dev)
+	mutex_lock(&carrier->link->mutex);
+	if (carrier->link->closed || !carrier->dev)
 		goto out;
 	rider->inline_cap = carrier->inline_cap;
 	rider->ack_timeout = carrier->ack_timeout;
@@ -459,7 +459,7 @@ static int exs_share_setup(struct exs_conn *carrier, struct exs_conn *rider,
 	if (err)
 		exs_share_free_hw(rider);
 out:
-	mutex_unlock(&carrier->share_mutex);
+	mutex_unlock(&carrier->link->mutex);
 	return err;
 }
 
@@ -596,7 +596,7 @@ int exs_share_rx_join(struct exs_conn *carrier,
 		       -ECONNRESET : 0;
 	join->peer = *peer;
 	join->chan = chan;
-	list_add_tail(&join->node, &carrier->joins);
+	list_add_tail(&join->node, &carrier->link->joins);
 	refcount_inc(&carrier->ref);
 	if (!queue_work(exs_wq, &carrier->join_work))
 		refcount_dec(&carrier->ref);
@@ -675,7 +675,7 @@ void exs_share_join_work(struct work_struct *work)
 	if (!carrier) {
 		for (;;) {
 			spin_lock_bh(&conn->lock);
-			join = list_first_entry_or_null(&conn->joins,
+			join = list_first_entry_or_null(&conn->link->joins,
 							struct exs_join, node);
 			if (join)
 				list_del(&join->node);
@@ -689,10 +689,10 @@ void exs_share_join_work(struct work_struct *work)
 		return;
 	}
 
-	mutex_lock(&carrier->share_mutex);
-	if (!carrier->share_closed && carrier->dev)
+	mutex_lock(&carrier->link->mutex);
+	if (!carrier->link->closed && carrier->dev)
 		err = exs_conn_set_peer_ring(conn, &conn->joined);
-	mutex_unlock(&carrier->share_mutex);
+	mutex_unlock(&carrier->link->mutex);
 
 	spin_lock_bh(&conn->lock);
 	if (!err && conn->state == EXS_CONN_ESTABLISHED) {
