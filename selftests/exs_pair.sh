@@ -383,6 +383,46 @@ no_ready() {
 }
 no_ready
 
+# A connect waiting for a link coming up (link_table.c) waits no longer
+# than its own connect() may: tc drops what a sends to RoCEv2's port, a
+# first connect with a connect_timeout_ms of 60 s claims the link and
+# waits, non-blocking; a second, made with 1.5 s, waits for that link
+# (ConnectLinkWait) and must be on TCP at its own deadline, counted as
+# FallbackTimeout, while the first still waits (its link's attempt would
+# have held the second past the script's 30 s).  A ring size and an ack
+# timeout of its own keep the links and parked queue pairs of the cases
+# before out of it.
+link_wait_deadline() {
+	local name="a connect waiting for a link goes to TCP at its own deadline"
+	local port=21019 timeouts waited here
+	here=$(dirname "$0")
+
+	roce_netem_works || { exs_skip "$name" "no tc prio, netem or u32"; return; }
+	if [ "$host" = b ]; then
+		share_serve "$name" $port 0
+		return
+	fi
+	timeouts=$(exs_stat FallbackTimeout) waited=$(exs_stat ConnectLinkWait)
+	await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+	exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=18 \
+		net.exs.ring_size=16384 net.exs.neg_cache_ttl_ms=0 \
+		net.exs.connect_timeout_ms=60000
+	roce_netem exs0 "loss 100%"
+	if exs-run python3 "$here/exs_share.py" linkwait $peer4 $port \
+		2> "$EXS_TMP/linkwait.err"; then
+		exs_ok "$name: a"
+	else
+		exs_fail "$name: a"
+		sed 's/^/#   /' "$EXS_TMP/linkwait.err"
+	fi
+	tc qdisc del dev exs0 root
+	exs_sysctl_restore
+	exs_assert "$name: a: it waited for the link, then timed out" \
+		'[ $(($(exs_stat ConnectLinkWait) - waited)) -eq 1 ] &&
+		 [ $(($(exs_stat FallbackTimeout) - timeouts)) -eq 1 ]'
+}
+link_wait_deadline
+
 # A rider's batched bytes await their ack as a request of its own does
 # (keepalive.c): tc drops every RoCEv2 packet a sends once the rider of
 # an idle queue pair set TCP_USER_TIMEOUT (2 s), so the batch holding its

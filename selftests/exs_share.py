@@ -30,6 +30,12 @@ before the second of them it connects to NOPORT, where nothing listens:
 that connect takes the parked rider, whose OPEN is refused, is refused
 as TCP's, and the rider must park again for the next.
 
+With linkwait, a first connect that the link never answers (exs_pair.sh
+drops what this host sends to RoCEv2's port) waits out a long
+connect_timeout_ms, non-blocking; a second one, made with a short one,
+waits for the first's link coming up and must go to TCP at its own
+deadline, while the first still waits (listen PORT 0 serves it).
+
 With hold, all N + 1 connections stay open while the shell command
 CMD looks at them from outside, twice: once they are up (CMD 1), and
 after each moved BYTES each way, echoed and checked (CMD 2).  With
@@ -47,6 +53,7 @@ Exit 0 when every byte came back as sent; 1, saying why, otherwise.
 """
 import errno
 import os
+import select
 import socket
 import struct
 import subprocess
@@ -351,6 +358,33 @@ def hold(addr, port, n, nbytes, cmd, at_once=False):
         s.close()
 
 
+def linkwait(addr, port):
+    """The second connect's wait for the first's link ends at its own
+    connect()'s deadline, not the link's."""
+    first = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    first.setblocking(False)
+    err = first.connect_ex((addr, port))
+    if err != errno.EINPROGRESS:
+        sys.exit(f"exs_share: the first connect: {os.strerror(err)}")
+    with open("/proc/sys/net/exs/connect_timeout_ms", "w") as f:
+        f.write("1500")
+    try:
+        second = socket.create_connection((addr, port), timeout=30)
+    except OSError as e:
+        sys.exit(f"exs_share: the second connect: {e}")
+    if second.getsockopt(socket.SOL_SOCKET, socket.SO_DOMAIN) != \
+            socket.AF_INET:
+        failures.append("the second connect is not on TCP")
+    second.sendall(bytes([0]))
+    if second.recv(1) != bytes([0]):
+        failures.append("no exchange on the second connection")
+    _, w, _ = select.select([], [first], [], 0)
+    if w:
+        failures.append("the first connect ended before the second")
+    second.close()
+    first.close()
+
+
 def main():
     args = sys.argv[1:]
     if len(args) in (3, 4) and args[0] == "listen":
@@ -361,6 +395,8 @@ def main():
         serve(int(args[1]), int(args[2]))
     elif len(args) == 5 and args[0] == "connect":
         client(args[1], int(args[2]), int(args[3]), int(args[4]))
+    elif len(args) == 3 and args[0] == "linkwait":
+        linkwait(args[1], int(args[2]))
     elif len(args) == 4 and args[0] == "stall":
         stall(args[1], int(args[2]), args[3])
     elif len(args) == 5 and args[0] == "pingpong":

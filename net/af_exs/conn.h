@@ -541,6 +541,7 @@ void exs_links_each(struct net *net, const struct in6_addr *node,
 void exs_link_wait_end(struct exs_conn *conn, u8 reason);
 bool exs_link_wait_over(struct exs_sock *exs);
 void exs_link_wait_cancel(struct exs_sock *exs);
+void exs_link_wait_expire(struct work_struct *work);
 
 /* keepalive.c */
 void exs_watch_work(struct work_struct *work);

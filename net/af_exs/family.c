@@ -66,6 +66,7 @@ struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
 	exs->fallback_reason = EXS_FALLBACK_NONE;
 	INIT_WORK(&exs->connect_work, exs_connect_work);
 	INIT_LIST_HEAD(&exs->link_wait_node);
+	INIT_DELAYED_WORK(&exs->link_wait_timer, exs_link_wait_expire);
 	exs->busy_poll_us = READ_ONCE(exs_pernet(net)->cfg.busy_poll_us);
 	exs->inline_max = READ_ONCE(exs_pernet(net)->cfg.inline_threshold);
 	exs_diag_link(exs);

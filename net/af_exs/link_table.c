@@ -164,6 +164,12 @@ static bool __exs_link_wait(struct exs_sock *exs, struct exs_conn *conn)
 		link->nwaiters++;
 		exs->wait_link = link;
 		exs->link_waiting = true;
+		/* the link's own attempt may end later than connect() may
+		 * wait: one that started later, or after a first one failed
+		 */
+		mod_delayed_work(exs_wq, &exs->link_wait_timer,
+				 max_t(long, exs->connect_deadline - jiffies,
+				       1));
 		EXS_INC_STATS(conn->net, EXS_MIB_CONNECTLINKWAIT);
 		return true;
 	}
@@ -209,9 +215,31 @@ bool exs_link_wait_over(struct exs_sock *exs)
 	spin_lock_irqsave(&exs_links_lock, flags);
 	over = list_empty(&exs->link_wait_node);
 	spin_unlock_irqrestore(&exs_links_lock, flags);
-	if (over)
+	if (over) {
 		exs->link_waiting = false;
+		cancel_delayed_work(&exs->link_wait_timer);
+	}
 	return over;
+}
+
+/* connect()'s deadline came while @exs still waits for a link: it waits
+ * no more, and its settle sends it to TCP as the timeout it is
+ * (exs_connect_settle()).  The socket's release cancels this first.
+ */
+void exs_link_wait_expire(struct work_struct *work)
+{
+	struct exs_sock *exs = container_of(to_delayed_work(work),
+					    struct exs_sock, link_wait_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&exs_links_lock, flags);
+	if (!list_empty(&exs->link_wait_node)) {
+		list_del_init(&exs->link_wait_node);
+		exs->wait_link->nwaiters--;
+		exs->link_fail_reason = EXS_FALLBACK_TIMEOUT;
+		queue_work(exs_wq, &exs->connect_work);
+	}
+	spin_unlock_irqrestore(&exs_links_lock, flags);
 }
 
 /* @exs closes while it waits: it waits no more.  Under the socket lock. */

@@ -54,6 +54,7 @@ struct exs_sock {
 	u8		link_fail_reason; /* ...that never came up: TCP, why */
 	struct exs_link	*wait_link;	/* ...that one */
 	struct list_head link_wait_node; /* ...on its waiters */
+	struct delayed_work link_wait_timer; /* ...until connect()'s deadline */
 };
 
 /* EXS_BUSY_POLL and net.exs.busy_poll_us: at most 100 ms of spinning */
@@ -141,6 +142,8 @@ int exs_rdma_getname(struct exs_sock *exs, struct sockaddr *addr, int peer);
 void exs_rdma_push(struct exs_sock *exs);
 void exs_rdma_release(struct exs_sock *exs);
 void exs_rdma_info(struct exs_sock *exs, struct exs_info *info);
+struct tcp_info;
+void exs_rdma_tcp_info(struct exs_sock *exs, struct tcp_info *ti);
 
 static inline bool exs_on_rdma(const struct exs_sock *exs)
 {

@@ -55,7 +55,10 @@ static int exs_release(struct socket *sock)
 	else
 		exs_connect_cancel(exs);
 	release_sock(sk);
-	/* it takes the lock and finds nothing left to do */
+	/* it takes the lock and finds nothing left to do; a link wait's
+	 * timer (link_table.c) queues it, so goes first
+	 */
+	cancel_delayed_work_sync(&exs->link_wait_timer);
 	cancel_work_sync(&exs->connect_work);
 
 	lock_sock(sk);
