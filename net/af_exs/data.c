@@ -451,6 +451,47 @@ void exs_rdma_info(struct exs_sock *exs, struct exs_info *info)
 	spin_unlock_bh(&conn->lock);
 }
 
+/* TCP_INFO of an RDMA socket, whose native socket never connected: its
+ * state and byte counts as TCP would give them.  Our FIN counts from
+ * shutdown(SHUT_WR) on, as TCP's FIN_WAIT1 does, sent or still queued;
+ * the connector's SYN counts one in bytes_acked (an acceptor's SYN-ACK
+ * none, as tcp_minisocks.c starts it), a FIN one in bytes_acked and
+ * bytes_received.  Both FINs out, ours unacked, is LAST_ACK whichever
+ * came first (TCP would say CLOSING if ours did).  What has no meaning
+ * here (windows, RTT, retransmissions) stays 0.  The socket is locked.
+ */
+void exs_rdma_tcp_info(struct exs_sock *exs, struct tcp_info *ti)
+{
+	struct exs_conn *conn = exs->conn;
+	u8 state = TCP_ESTABLISHED;
+	bool fin;
+
+	memset(ti, 0, sizeof(*ti));
+	spin_lock_bh(&conn->lock);
+	fin = conn->fin_sent || conn->shut_wr;
+	/* a peer that closed in order leaves us in CLOSE_WAIT, as TCP */
+	if (conn->state == EXS_CONN_CLOSED &&
+	    (conn->err || !conn->fin_rcvd))
+		state = TCP_CLOSE;
+	else if (fin && conn->fin_rcvd)
+		state = conn->fin_acked ? TCP_CLOSE : TCP_LAST_ACK;
+	else if (fin)
+		state = conn->fin_acked ? TCP_FIN_WAIT2 : TCP_FIN_WAIT1;
+	else if (conn->fin_rcvd)
+		state = TCP_CLOSE_WAIT;
+	ti->tcpi_state = state;
+	ti->tcpi_bytes_sent = conn->tx_bytes -
+			      (u32)(conn->tcopied - conn->tposted);
+	ti->tcpi_bytes_acked = !conn->passive + conn->tx_bytes -
+			       (u32)(conn->tcopied - conn->tdone) +
+			       conn->fin_acked;
+	ti->tcpi_bytes_received = conn->rx_bytes +
+				  (u32)(conn->rprod - conn->rcons) +
+				  conn->fin_rcvd;
+	ti->tcpi_notsent_bytes = conn->tcopied - conn->tposted;
+	spin_unlock_bh(&conn->lock);
+}
+
 /* all sent, FIN included, and in the peer's ring */
 static bool exs_tx_delivered(struct exs_sock *exs, u32 unused)
 {

@@ -180,12 +180,45 @@ static int exs_put_int(int val, char __user *optval, int __user *optlen)
 	return 0;
 }
 
+/* TCP_INFO on an RDMA socket: its own, as tcp_get_info() would give it;
+ * -ENOENT while the native socket's is the one (TCP, or not connected).
+ */
+static int exs_getsockopt_tcp_info(struct exs_sock *exs, char __user *optval,
+				   int __user *optlen)
+{
+	struct tcp_info info;
+	int len;
+
+	lock_sock(&exs->sk);
+	if (!exs_on_rdma(exs)) {
+		release_sock(&exs->sk);
+		return -ENOENT;
+	}
+	exs_rdma_tcp_info(exs, &info);
+	release_sock(&exs->sk);
+
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	len = min_t(unsigned int, len, sizeof(info));
+	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
+		return -EFAULT;
+	return 0;
+}
+
 int exs_getsockopt(struct socket *sock, int level, int optname,
 		   char __user *optval, int __user *optlen)
 {
 	struct exs_sock *exs = exs_sk(sock->sk);
 	struct socket *native = exs->native;
+	int err;
 
+	if (level == SOL_TCP && optname == TCP_INFO) {
+		err = exs_getsockopt_tcp_info(exs, optval, optlen);
+		if (err != -ENOENT)
+			return err;
+	}
 	if (level != SOL_EXS)
 		return READ_ONCE(native->ops)->getsockopt(native, level,
 							  optname, optval,
