@@ -100,9 +100,9 @@ int exs_batch_post(struct exs_conn *holder)
  */
 bool exs_batch_awaits(const struct exs_conn *conn)
 {
-	const struct exs_conn *holder = conn->carrier ?: conn;
+	const struct exs_link *link = (conn->carrier ?: conn)->link;
 
-	return (s32)(conn->batch_gen - READ_ONCE(holder->link->batch_acked)) > 0;
+	return (s32)(conn->batch_gen - READ_ONCE(link->batch_acked)) > 0;
 }
 
 /* ...since then: its first such bytes, or the QP's last batch ack after
@@ -110,8 +110,8 @@ bool exs_batch_awaits(const struct exs_conn *conn)
  */
 unsigned long exs_batch_waiting_since(const struct exs_conn *conn)
 {
-	const struct exs_conn *holder = conn->carrier ?: conn;
-	unsigned long acked = READ_ONCE(holder->link->batch_acked_at);
+	const struct exs_link *link = (conn->carrier ?: conn)->link;
+	unsigned long acked = READ_ONCE(link->batch_acked_at);
 
 	return time_after(acked, conn->batch_at) ? acked : conn->batch_at;
 }
@@ -124,22 +124,22 @@ void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock(&holder->lock);
 	/* an old QP's flush may come after a resume's reset */
-	if (holder->link->batch_inflight)
-		holder->link->batch_inflight--;
+	if (link->batch_inflight)
+		link->batch_inflight--;
 	if (wc->status != IB_WC_SUCCESS) {
 		exs_conn_wc_failed(holder, wc, false);
 	} else {
 		holder->last_heard = jiffies;	/* the peer's device acked it */
 		holder->last_acked = holder->last_heard;
-		WRITE_ONCE(holder->link->batch_acked, holder->link->batch_acked + 1);
-		WRITE_ONCE(holder->link->batch_acked_at, holder->last_heard);
-		if (!holder->link->batch_inflight && exs_batch_post(holder))
+		WRITE_ONCE(link->batch_acked, link->batch_acked + 1);
+		WRITE_ONCE(link->batch_acked_at, holder->last_heard);
+		if (!link->batch_inflight && exs_batch_post(holder))
 			__exs_link_abort(holder, -ECONNRESET, false);
 	}
 	spin_unlock(&holder->lock);
 }
 
-/* Into @link's batch, @len bytes of @conn's from its tposted cursor. */
+/* Into @holder's link's batch, @len bytes of @conn's from its tposted cursor. */
 static bool __exs_batch_add(struct exs_conn *holder, struct exs_conn *conn,
 			    u32 len, bool low, int *err)
 {

@@ -218,7 +218,8 @@ int exs_conn_map_ring(struct exs_conn *conn)
 	if (!ib_dma_map_sg(ibdev, &conn->rsg, 1, DMA_BIDIRECTIONAL))
 		return -ENOMEM;
 
-	conn->mr = ib_alloc_mr(exs_link_holder(conn)->link->pd, IB_MR_TYPE_MEM_REG,
+	conn->mr = ib_alloc_mr(exs_link_holder(conn)->link->pd,
+			       IB_MR_TYPE_MEM_REG,
 			       conn->rsize >> PAGE_SHIFT);
 	if (IS_ERR(conn->mr)) {
 		int err = PTR_ERR(conn->mr);
@@ -622,7 +623,8 @@ static void exs_qp_event_work(struct work_struct *work)
 	bool fatal = event == IB_EVENT_QP_FATAL;
 
 	spin_lock_bh(&conn->lock);
-	if (READ_ONCE(conn->link->event_qp) == conn->link->qp && !conn->qp_closing) {
+	if (READ_ONCE(conn->link->event_qp) == conn->link->qp &&
+	    !conn->qp_closing) {
 		pr_warn_ratelimited("queue pair failed (%s)%s\n",
 				    ib_event_msg(event),
 				    fatal ? "" : ", connection reset");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The RDMA connection behind an AF_EXS socket: queue pair, rings, cursors.
+ * The RDMA connection behind an AF_EXS socket: rings, cursors, credits,
+ * FINs; and, for the one that built it, its link (link.h).
  *
  * A connection is created by connect.c or accept.c, owned by one AF_EXS
  * socket from connect()/accept() to close(), and freed by its teardown
@@ -455,7 +456,7 @@ void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
 
 /* batch.c */
 void exs_batch_init(struct exs_conn *conn);
-int exs_batch_post(struct exs_conn *link);
+int exs_batch_post(struct exs_conn *holder);
 void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc);
 bool exs_batch_add(struct exs_conn *conn, u32 len, bool low);
 bool exs_batch_awaits(const struct exs_conn *conn);

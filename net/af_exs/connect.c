@@ -396,7 +396,8 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 				    rsize, exs_connect_left(exs),
 				    exs_connect_event))
 		return EXS_FALLBACK_NONE;
-	conn = exs_conn_alloc(net, true, NULL, rsize, READ_ONCE(exs->inline_max));
+	conn = exs_conn_alloc(net, true, NULL, rsize,
+			      READ_ONCE(exs->inline_max));
 	if (!conn)
 		return EXS_FALLBACK_NOMEM;
 	conn->node = node6;

@@ -141,7 +141,8 @@ static int exs_diag_fill(struct sk_buff *skb, struct exs_sock *exs)
 		goto cancel;
 	/* its own QP's link, or its carrier's (link_diag.c) */
 	if (exs_on_rdma(exs) &&
-	    nla_put_u32(skb, EXS_SOCK_LINK, exs_link_holder(exs->conn)->link->id))
+	    nla_put_u32(skb, EXS_SOCK_LINK,
+			exs_link_holder(exs->conn)->link->id))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -158,7 +159,10 @@ static int exs_diag_one(struct sk_buff *skb, struct netlink_callback *cb,
 	int err = 0;
 
 	lock_sock(&exs->sk);
-	if (exs->native) {
+	/* closing: an RDMA socket lets its connection go (exs->conn NULL)
+	 * a lock section before its native socket
+	 */
+	if (exs->native && (!exs_on_rdma(exs) || exs->conn)) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, family, NLM_F_MULTI,
 				  EXS_CMD_SOCK_GET);

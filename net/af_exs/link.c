@@ -39,5 +39,6 @@ void exs_link_free(struct exs_link *link)
 	kfree(link->batch);
 	kfree(link->rx);
 	kfree(link->chans);
+	mutex_destroy(&link->mutex);
 	kfree(link);
 }

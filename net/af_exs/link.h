@@ -3,15 +3,19 @@
  * A link: one RDMA queue pair between this host's AF_EXS and a peer
  * host's, and the verbs objects it is made of.  The streams it carries
  * (conn.h) reach them only through the link: a stream's own struct holds
- * no cm_id, PD, CQ or QP.  A link is allocated with the connection that
- * builds its queue pair (a connector's, or a listener's child) and freed
- * with it; the streams that join it later hold that connection, so the
- * link outlives each of them.
+ * no cm_id, PD, CQ or QP (only its ring's MR, in the link's PD).  A link
+ * is allocated with the connection that builds its queue pair (a
+ * connector's, or a listener's child: its holder) and freed with it; the
+ * streams that join it later hold that connection, so the link outlives
+ * each of them.
  *
- * Locking: the fields are written under the lock of the connection that
- * holds the link (conn.h), or before anyone else can see it, and cleared
- * by its teardown (teardown.c) or its resume (resume.c) under that lock
- * once no request can be posted on them (qp_closing).
+ * Locking: the holder's lock (conn.h) guards the fields completion
+ * handlers and system calls share (channels, batch, counters, err);
+ * the verbs objects are set before anyone else posts on them, and taken
+ * away by the teardown (teardown.c) or a resume (resume.c) once no
+ * request can be posted on them (qp_closing, set under that lock).  The
+ * link table's lock guards table_node, pending and the waiters
+ * (link_table.c); mutex guards closed.
  */
 #ifndef __EXS_LINK_H
 #define __EXS_LINK_H

@@ -17,7 +17,7 @@
 #include "conn.h"
 #include "diag.h"
 
-/* Where @link stands.  Called under holder->lock. */
+/* Where @holder's link stands.  Called under holder->lock. */
 static u8 exs_link_diag_state(const struct exs_conn *holder)
 {
 	/* a carrier whose own stream parked is up for its riders */
@@ -36,7 +36,7 @@ static u8 exs_link_diag_state(const struct exs_conn *holder)
 	return EXS_LINK_STATE_UP;
 }
 
-/* The streams on @link: its own, unless it ended or parked, and its
+/* The streams on @holder's link: its own, unless it ended or parked, and its
  * riders'.  Called under holder->lock.
  */
 static u32 exs_link_diag_streams(const struct exs_conn *holder)
@@ -89,7 +89,7 @@ struct exs_link_walk {
 	int				err;	/* the skb is full */
 };
 
-/* One message for @link, if it is the namespace's and not sent yet.
+/* One message for @holder's link, if it is the namespace's and not sent yet.
  * Called under its device's lock (exs_dev_each_conn()), which keeps it
  * on the device's list and its device set.
  */

@@ -18,16 +18,18 @@
  * starts its connect again (exs_connect_settle()): it joins the link
  * now up, or claims again, so that of the waiters of one that never
  * came up one builds and the others wait for it, all in the time their
- * connect() has left.  A waiter that closes takes itself off.  A link
- * already has EXS_SHARE_RIDERS waiters: the next connect builds.
+ * connect() has left.  A waiter that closes takes itself off; one whose
+ * connect()'s deadline comes first is taken off by its own timer
+ * (exs_link_wait_expire()) and goes to TCP.  A link already has
+ * EXS_SHARE_RIDERS waiters: the next connect builds.
  *
  * One lock, exs_links_lock, guards the table, each link's waiters and
  * each socket's place among them.  It is taken last, under a
  * connection's lock (which an abort may hold with interrupts off), the
  * parked pool's (exs_park_take()) or a socket's; inside it, only
- * queue_work() takes the workqueue's own.  A
- * waiter holds no reference to the link: the link leaves the table, and
- * drops its waiters, before it is freed.
+ * queue_work() and mod_delayed_work() take the workqueue's and the
+ * timer base's own.  A waiter holds no reference to the link: the link
+ * leaves the table, and drops its waiters, before it is freed.
  */
 #include <linux/hashtable.h>
 #include <net/ipv6.h>

@@ -164,8 +164,8 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	return true;
 }
 
-/* The new QP of a resume, on conn->link->cm_id: on the device the ring is
- * registered with, in the connection's PD.  Process context, before the
+/* The new QP of a resume, on its link's new cm_id: on the device the
+ * ring is registered with, in the link's PD.  Process context, before the
  * REQ or the REP goes out.
  */
 int exs_resume_qp(struct exs_conn *conn)

@@ -230,6 +230,12 @@ void exs_park_leave(struct exs_conn *conn)
 	conn->park = EXS_PARK_NONE;
 }
 
+/* The netdev of the port a parked @conn's queue pair is on */
+static int exs_park_ifindex(struct exs_conn *conn)
+{
+	return READ_ONCE(exs_link_holder(conn)->ifindex);
+}
+
 /* A connector's parked connection to @node, for a socket of @family with
  * a receive ring of @rsize bytes, whose QP was built with the
  * net.exs.ack_timeout now in force, @ack_cfg, and to carry others or not
@@ -253,8 +259,7 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			    conn->rsize != rsize || conn->ack_cfg != ack_cfg ||
 			    (conn->carrier ? !share : conn->share != share) ||
 			    !ipv6_addr_equal(&conn->node, node) ||
-			    exs_dev_port_down(net,
-					      READ_ONCE(exs_link_holder(conn)->ifindex)))
+			    exs_dev_port_down(net, exs_park_ifindex(conn)))
 				continue;
 			__exs_park_unlink(conn);
 			/* out of the pool and coming up again in one

@@ -140,7 +140,8 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 
 	if ((type == EXS_MSG_OPEN || type == EXS_MSG_JOIN ||
 	     type == EXS_MSG_JOINED) &&
-	    !exs_rx_open_ok(exs_link_holder(conn)->version, &rx->open.req, &peer))
+	    !exs_rx_open_ok(exs_link_holder(conn)->version, &rx->open.req,
+			    &peer))
 		return -EPROTO;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
 

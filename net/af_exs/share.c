@@ -362,7 +362,8 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 		    exs_conn_ends_in_order(rider))
 			exs_conn_queue_hw(rider);
 		else
-			__exs_conn_abort(rider, carrier->link->err ?: -ECONNRESET,
+			__exs_conn_abort(rider,
+					 carrier->link->err ?: -ECONNRESET,
 					 false);
 		spin_unlock_bh(&rider->lock);
 		exs_share_free_hw(rider);
@@ -491,7 +492,8 @@ int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 	struct in6_addr unused;
 	int err;
 
-	rider = exs_conn_alloc(net, false, NULL, rsize, READ_ONCE(exs->inline_max));
+	rider = exs_conn_alloc(net, false, NULL, rsize,
+			       READ_ONCE(exs->inline_max));
 	if (!rider) {
 		exs_conn_put(carrier);
 		return -ENOMEM;
@@ -588,7 +590,7 @@ int exs_share_rx_join(struct exs_conn *carrier,
 {
 	struct exs_join *join;
 
-	if (!carrier->passive || !carrier->link->chans || carrier->carrier)
+	if (carrier->carrier || !carrier->passive || !carrier->link->chans)
 		return -EPROTO;
 	join = kmalloc(sizeof(*join), GFP_ATOMIC);
 	if (!join)
