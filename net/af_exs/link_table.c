@@ -224,6 +224,19 @@ bool exs_link_wait_over(struct exs_sock *exs)
 	return over;
 }
 
+/* @exs leaves the waiters of its link, if it still is one: false if
+ * not (the wait ended meanwhile).  Under the table's lock.
+ */
+static bool __exs_link_unwait(struct exs_sock *exs)
+{
+	lockdep_assert_held(&exs_links_lock);
+	if (list_empty(&exs->link_wait_node))
+		return false;
+	list_del_init(&exs->link_wait_node);
+	exs->wait_link->nwaiters--;
+	return true;
+}
+
 /* connect()'s deadline came while @exs still waits for a link: it waits
  * no more, and its settle sends it to TCP as the timeout it is
  * (exs_connect_settle()).  The socket's release cancels this first.
@@ -235,9 +248,7 @@ void exs_link_wait_expire(struct work_struct *work)
 	unsigned long flags;
 
 	spin_lock_irqsave(&exs_links_lock, flags);
-	if (!list_empty(&exs->link_wait_node)) {
-		list_del_init(&exs->link_wait_node);
-		exs->wait_link->nwaiters--;
+	if (__exs_link_unwait(exs)) {
 		exs->link_fail_reason = EXS_FALLBACK_TIMEOUT;
 		queue_work(exs_wq, &exs->connect_work);
 	}
@@ -252,11 +263,7 @@ void exs_link_wait_cancel(struct exs_sock *exs)
 	if (!exs->link_waiting)
 		return;
 	spin_lock_irqsave(&exs_links_lock, flags);
-	/* still on a waiting list: that link counts one waiter less */
-	if (!list_empty(&exs->link_wait_node)) {
-		list_del_init(&exs->link_wait_node);
-		exs->wait_link->nwaiters--;
-	}
+	__exs_link_unwait(exs);
 	spin_unlock_irqrestore(&exs_links_lock, flags);
 	exs->link_waiting = false;
 }

@@ -145,25 +145,33 @@ void exs_sock_info(struct exs_sock *exs, struct exs_info *info)
 		exs_rdma_info(exs, info);
 }
 
-static int exs_getsockopt_info(struct exs_sock *exs, char __user *optval,
-			       int __user *optlen)
+/* A struct option's value as TCP's TCP_INFO gives one: at most
+ * *@optlen bytes of it, and *@optlen says how many.
+ */
+static int exs_put_struct(const void *val, unsigned int size,
+			  char __user *optval, int __user *optlen)
 {
-	struct exs_info info = {};
 	int len;
 
 	if (get_user(len, optlen))
 		return -EFAULT;
 	if (len < 0)
 		return -EINVAL;
-	len = min_t(unsigned int, len, sizeof(info));
+	len = min_t(unsigned int, len, size);
+	if (put_user(len, optlen) || copy_to_user(optval, val, len))
+		return -EFAULT;
+	return 0;
+}
+
+static int exs_getsockopt_info(struct exs_sock *exs, char __user *optval,
+			       int __user *optlen)
+{
+	struct exs_info info = {};
 
 	lock_sock(&exs->sk);
 	exs_sock_info(exs, &info);
 	release_sock(&exs->sk);
-
-	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
-		return -EFAULT;
-	return 0;
+	return exs_put_struct(&info, sizeof(info), optval, optlen);
 }
 
 static int exs_put_int(int val, char __user *optval, int __user *optlen)
@@ -180,31 +188,20 @@ static int exs_put_int(int val, char __user *optval, int __user *optlen)
 	return 0;
 }
 
-/* TCP_INFO on an RDMA socket: its own, as tcp_get_info() would give it;
- * -ENOENT while the native socket's is the one (TCP, or not connected).
+/* TCP_INFO of an RDMA socket, its own, as tcp_get_info() would give it
+ * (data.c); false while the native socket's is the one (TCP, or not
+ * connected yet).
  */
-static int exs_getsockopt_tcp_info(struct exs_sock *exs, char __user *optval,
-				   int __user *optlen)
+static bool exs_tcp_info(struct exs_sock *exs, struct tcp_info *info)
 {
-	struct tcp_info info;
-	int len;
+	bool rdma;
 
 	lock_sock(&exs->sk);
-	if (!exs_on_rdma(exs)) {
-		release_sock(&exs->sk);
-		return -ENOENT;
-	}
-	exs_rdma_tcp_info(exs, &info);
+	rdma = exs_on_rdma(exs);
+	if (rdma)
+		exs_rdma_tcp_info(exs, info);
 	release_sock(&exs->sk);
-
-	if (get_user(len, optlen))
-		return -EFAULT;
-	if (len < 0)
-		return -EINVAL;
-	len = min_t(unsigned int, len, sizeof(info));
-	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
-		return -EFAULT;
-	return 0;
+	return rdma;
 }
 
 int exs_getsockopt(struct socket *sock, int level, int optname,
@@ -212,13 +209,10 @@ int exs_getsockopt(struct socket *sock, int level, int optname,
 {
 	struct exs_sock *exs = exs_sk(sock->sk);
 	struct socket *native = exs->native;
-	int err;
+	struct tcp_info info;
 
-	if (level == SOL_TCP && optname == TCP_INFO) {
-		err = exs_getsockopt_tcp_info(exs, optval, optlen);
-		if (err != -ENOENT)
-			return err;
-	}
+	if (level == SOL_TCP && optname == TCP_INFO && exs_tcp_info(exs, &info))
+		return exs_put_struct(&info, sizeof(info), optval, optlen);
 	if (level != SOL_EXS)
 		return READ_ONCE(native->ops)->getsockopt(native, level,
 							  optname, optval,
