@@ -662,6 +662,15 @@ int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
 		err = exs_connect_wait(exs, flags, first);
 		if (err)
 			return err;
+		/* Settled already, within a non-blocking connect()'s first
+		 * call (a parked link's OPEN answers at once; a refusal then
+		 * starts TCP's connect, which may fail at once): TCP's own
+		 * handshake takes a round trip, so it says EINPROGRESS and
+		 * leaves the outcome to poll and SO_ERROR.  So do we: both
+		 * already hold it (a merged socket's, TCP's own).
+		 */
+		if (first && (flags & O_NONBLOCK))
+			return -EINPROGRESS;
 		if (exs->cstate == EXS_CS_MERGED)
 			return 1;
 		sock->state = SS_CONNECTED;
