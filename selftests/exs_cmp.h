@@ -18,6 +18,8 @@
 #include "exs_tap.h"
 
 static int exs_af;
+/* -P: the AF_EXS sockets are made as socket(af, type, IPPROTO_EXS) */
+static int exs_ipproto_num;
 
 /* What a case observed: compared between TCP and AF_EXS. */
 struct res {
@@ -35,6 +37,8 @@ static inline struct res R(int ret, long val)
 
 static inline int sock_of(bool exs, int af, int type)
 {
+	if (exs && exs_ipproto_num)
+		return socket(af, type, exs_ipproto_num);
 	if (exs)
 		return socket(exs_af, type,
 			      af == AF_INET6 ? EXSPROTO_EXS6 : EXSPROTO_EXS);
@@ -102,6 +106,33 @@ static inline int domain_of(int fd)
 	return d;
 }
 
+static inline int proto_of(int fd)
+{
+	socklen_t len = sizeof(int);
+	int p = -1;
+
+	getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &p, &len);
+	return p;
+}
+
+/* What SO_DOMAIN says of an AF_EXS socket of @af not merged into TCP */
+static inline int exs_domain(int af)
+{
+	return exs_ipproto_num ? af : exs_af;
+}
+
+/* Is @fd an AF_EXS socket carried by RDMA (a merged one is TCP's, and
+ * answers SOL_EXS as TCP does)?
+ */
+static inline bool on_rdma(int fd)
+{
+	struct exs_info info;
+	socklen_t len = sizeof(info);
+
+	return !getsockopt(fd, SOL_EXS, EXS_INFO, &info, &len) &&
+	       info.exsi_transport == EXS_TRANSPORT_RDMA;
+}
+
 static inline int connect_to(int fd, int af, int port)
 {
 	struct sockaddr_storage ss;
@@ -115,7 +146,7 @@ static inline void cmp_options(int argc, char **argv)
 {
 	int o;
 
-	while ((o = getopt(argc, argv, "4:6:RS:")) != -1) {
+	while ((o = getopt(argc, argv, "4:6:PRS:")) != -1) {
 		switch (o) {
 		case '4':
 			if (inet_pton(AF_INET, optarg, &addr4) != 1)
@@ -125,6 +156,13 @@ static inline void cmp_options(int argc, char **argv)
 			if (inet_pton(AF_INET6, optarg, &addr6) != 1)
 				exit(2);
 			break;
+		case 'P':
+			exs_ipproto_num = exs_ipproto();
+			if (exs_ipproto_num <= 0) {
+				printf("1..0 # SKIP no IPPROTO_EXS (ipproto=0)\n");
+				exit(KSFT_SKIP);
+			}
+			break;
 		case 'R':
 			expect_rdma = true;
 			break;
@@ -132,7 +170,7 @@ static inline void cmp_options(int argc, char **argv)
 			cmp_scale = atoi(optarg) > 0 ? atoi(optarg) : 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-4 ADDR -6 ADDR -R -S N]\n",
+			fprintf(stderr, "usage: %s [-4 ADDR -6 ADDR -P -R -S N]\n",
 				argv[0]);
 			exit(2);
 		}

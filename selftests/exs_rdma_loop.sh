@@ -3,7 +3,8 @@
 # The socket API and the data path over RDMA on one host: a Soft-RoCE
 # device on a dummy link loops every AF_EXS connection to the host's own
 # address back over RDMA, and exs_sockapi and exs_stream (-R) require that
-# every AF_EXS pair stayed on RDMA and answered as TCP would.  make check
+# every AF_EXS pair stayed on RDMA and answered as TCP would, made as
+# AF_EXS sockets and (-P) as IPPROTO_EXS ones.  make check
 # runs it on the debug kernel, where it puts the RDMA data path under KASAN,
 # lockdep and kmemleak in one boot (exs_pair.sh does the same between two
 # hosts on the stock kernels).  EXS_PAIR_SCALE=N: 1/N of the bulk bytes.
@@ -26,6 +27,30 @@ echo "# exs_sockapi over RDMA ($addr4, $addr6)"
 exs_explained exs_sockapi -4 $addr4 -6 $addr6 -R || api=1
 echo "# exs_stream over RDMA ($addr4, $addr6)"
 exs_explained exs_stream -4 $addr4 -6 $addr6 -R -S "${EXS_PAIR_SCALE:-1}" || api=1
+# The same sockets made as socket(AF_INET[6], SOCK_STREAM, IPPROTO_EXS)
+# (inet.c): every answer TCP's, every pair on RDMA; the bulk cases at an
+# eighth of the bytes, the data path being the same code.  On queue pairs
+# of their own, as the runs above had: a parked one keeps the ring it was
+# made with, where a listener's EXS_RING_SIZE may since ask for another
+# (overview.rst, "Known limits"), which exs_sockapi's own case checks.
+links_gone() {	# no link left, parked or not (a parked one's end: 20 s)
+	local i
+	for i in $(seq 600); do
+		[ "$(exsconfig -j links | tr -d '[:space:]')" = "[]" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+idle=$(sysctl -n net.exs.reuse_idle_ms)
+sysctl -qw net.exs.reuse_idle_ms=0
+links_gone || echo "# links still up before the IPPROTO_EXS runs"
+echo "# exs_sockapi -P over RDMA: IPPROTO_EXS"
+exs_explained exs_sockapi -P -4 $addr4 -6 $addr6 -R || api=1
+echo "# exs_stream -P over RDMA: IPPROTO_EXS"
+exs_explained exs_stream -P -4 $addr4 -6 $addr6 -R \
+	-S $((${EXS_PAIR_SCALE:-1} * 8)) || api=1
+sysctl -qw net.exs.reuse_idle_ms="$idle"
+links_gone || echo "# links still up after the IPPROTO_EXS runs"
 # A peer that refused RDMA stays on TCP for the negative cache's TTL; a
 # listener on this host at that port ends its entry at once: the next
 # connect there uses RDMA (negcache.c).  -t 0: a refusal is final

@@ -746,9 +746,17 @@ static void own_rdma_cases(const char *v, int c, int a, int af)
 	int cr, ar;
 
 	snprintf(name, sizeof(name), "%s: connected AF_EXS socket stays AF_EXS (RDMA)", v);
-	tap_report(domain_of(c) == exs_af, name, "SO_DOMAIN %d", domain_of(c));
+	tap_report(domain_of(c) == exs_domain(af), name, "SO_DOMAIN %d",
+		   domain_of(c));
 	snprintf(name, sizeof(name), "%s: accepted socket stays AF_EXS (RDMA)", v);
-	tap_report(domain_of(a) == exs_af, name, "SO_DOMAIN %d", domain_of(a));
+	tap_report(domain_of(a) == exs_domain(af), name, "SO_DOMAIN %d",
+		   domain_of(a));
+	if (exs_ipproto_num) {
+		snprintf(name, sizeof(name), "%s: both ends say SO_PROTOCOL IPPROTO_EXS (RDMA)", v);
+		tap_report(proto_of(c) == exs_ipproto_num &&
+			   proto_of(a) == exs_ipproto_num, name,
+			   "client %d, server %d", proto_of(c), proto_of(a));
+	}
 	cr = getsockopt(c, SOL_EXS, EXS_INFO, &ci, &len);
 	len = sizeof(ai);
 	ar = getsockopt(a, SOL_EXS, EXS_INFO, &ai, &len);
@@ -771,9 +779,9 @@ static void own_rdma_cases(const char *v, int c, int a, int af)
 }
 
 /* SOL_EXS integers: bounds, rounding, and fixed once connect() starts */
-static void option_cases(const char *v, int pf)
+static void option_cases(const char *v, int af)
 {
-	int fd = socket(exs_af, SOCK_STREAM, pf), errs = 0, val, got;
+	int fd = sock_of(true, af, SOCK_STREAM), errs = 0, val, got;
 	static const int bad_ring[] = { -1, EXS_RING_MIN - 1, EXS_RING_MAX + 1 };
 	static const int bad_inline[] = { -1, EXS_INLINE_MAX + 1 };
 	socklen_t len = sizeof(got);
@@ -804,14 +812,16 @@ static void option_cases(const char *v, int pf)
 static void own_cases(int af)
 {
 	const char *v = af == AF_INET6 ? "ipv6" : "ipv4";
-	int port, l, c, a, fd, d, e, t, pf = af == AF_INET6 ? EXSPROTO_EXS6 : EXSPROTO_EXS;
+	int port, l, c, a, fd, d, e, t;
 	struct exs_info info;
 	socklen_t len = sizeof(info);
 	char name[128];
 
-	fd = socket(exs_af, SOCK_STREAM, pf);
-	snprintf(name, sizeof(name), "%s: fresh AF_EXS socket reports AF_EXS", v);
-	tap_report(domain_of(fd) == exs_af, name, "SO_DOMAIN %d", domain_of(fd));
+	fd = sock_of(true, af, SOCK_STREAM);
+	snprintf(name, sizeof(name), "%s: fresh AF_EXS socket reports %s", v,
+		 exs_ipproto_num ? "its IP family" : "AF_EXS");
+	tap_report(domain_of(fd) == exs_domain(af), name, "SO_DOMAIN %d",
+		   domain_of(fd));
 	memset(&info, 0xff, sizeof(info));
 	snprintf(name, sizeof(name), "%s: EXS_INFO on a fresh socket", v);
 	tap_report(!getsockopt(fd, SOL_EXS, EXS_INFO, &info, &len) &&
@@ -824,15 +834,16 @@ static void own_cases(int af)
 
 	l = listener(true, af, &port);
 	snprintf(name, sizeof(name), "%s: a listener stays AF_EXS", v);
-	tap_report(domain_of(l) == exs_af, name, "SO_DOMAIN %d", domain_of(l));
+	tap_report(domain_of(l) == exs_domain(af), name, "SO_DOMAIN %d",
+		   domain_of(l));
 	len = sizeof(info);
 	getsockopt(l, SOL_EXS, EXS_INFO, &info, &len);
 	snprintf(name, sizeof(name), "%s: EXS_INFO marks the listener", v);
 	tap_report(info.exsi_listening == 1, name, "listening %u",
 		   info.exsi_listening);
 
-	option_cases(v, pf);
-	c = socket(exs_af, SOCK_STREAM, pf);
+	option_cases(v, af);
+	c = sock_of(true, af, SOCK_STREAM);
 	d = 65536;
 	setsockopt(c, SOL_EXS, EXS_RING_SIZE, &d, sizeof(d));
 	e = 0;
@@ -853,9 +864,11 @@ static void own_cases(int af)
 		return;
 	}
 	snprintf(name, sizeof(name), "%s: connected AF_EXS socket merged into TCP", v);
-	tap_report(domain_of(c) == af, name, "SO_DOMAIN %d", domain_of(c));
+	tap_report(domain_of(c) == af && proto_of(c) == IPPROTO_TCP, name,
+		   "SO_DOMAIN %d SO_PROTOCOL %d", domain_of(c), proto_of(c));
 	snprintf(name, sizeof(name), "%s: accepted socket is plain TCP", v);
-	tap_report(domain_of(a) == af, name, "SO_DOMAIN %d", domain_of(a));
+	tap_report(domain_of(a) == af && proto_of(a) == IPPROTO_TCP, name,
+		   "SO_DOMAIN %d SO_PROTOCOL %d", domain_of(a), proto_of(a));
 	len = sizeof(info);
 	d = getsockopt(c, SOL_EXS, EXS_INFO, &info, &len);
 	e = errno;
@@ -893,6 +906,33 @@ static void creation_cases(void)
 		close(fd);
 }
 
+/* -P: what socket(AF_INET[6], type, IPPROTO_EXS) makes */
+static void ipproto_creation_cases(void)
+{
+	int fd, af;
+
+	fd = socket(AF_INET, SOCK_DGRAM, exs_ipproto_num);
+	tap_report(fd < 0 && errno == EPROTONOSUPPORT,
+		   "IPPROTO_EXS: SOCK_DGRAM is refused as TCP's protocol is",
+		   "fd %d errno %s", fd, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	for (af = AF_INET; af; af = af == AF_INET ? AF_INET6 : 0) {
+		fd = socket(af, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    exs_ipproto_num);
+		tap_report(fd >= 0 && domain_of(fd) == af &&
+			   proto_of(fd) == exs_ipproto_num &&
+			   (fcntl(fd, F_GETFL) & O_NONBLOCK) &&
+			   (fcntl(fd, F_GETFD) & FD_CLOEXEC),
+			   af == AF_INET ? "IPPROTO_EXS: an AF_INET socket, flags at creation" :
+					   "IPPROTO_EXS: an AF_INET6 socket, flags at creation",
+			   "fd %d errno %s domain %d protocol %d", fd,
+			   strerror(errno), domain_of(fd), proto_of(fd));
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -901,6 +941,8 @@ int main(int argc, char **argv)
 	exs_af = tap_begin(240);
 
 	creation_cases();
+	if (exs_ipproto_num)
+		ipproto_creation_cases();
 	for (int af = AF_INET; af; af = af == AF_INET ? AF_INET6 : 0) {
 		own_cases(af);
 		for (i = 0; i < ARRAY_SIZE(cmp_cases); i++)

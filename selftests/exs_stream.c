@@ -55,8 +55,7 @@ static void pair_open(bool exs, int af, struct pair *p, int rcvbuf)
 		exit(2);
 	}
 	close(l);
-	if (exs && expect_rdma &&
-	    (domain_of(p->c) != exs_af || domain_of(p->a) != exs_af))
+	if (exs && expect_rdma && (!on_rdma(p->c) || !on_rdma(p->a)))
 		wrong_transport = "an AF_EXS pair merged into TCP";
 }
 
@@ -641,12 +640,13 @@ static struct res c_scm_rights(bool exs, int af)
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
 			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
-	int us[2], fd, dom;
+	int us[2], fd, dom, proto;
 	struct pair p;
 	struct res r;
 
 	pair_open(exs, af, &p, 0);
 	dom = domain_of(p.c);
+	proto = proto_of(p.c);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, us))
 		exit(2);
 	cm = CMSG_FIRSTHDR(&m);
@@ -662,7 +662,7 @@ static struct res c_scm_rights(bool exs, int af)
 	p.c = fd;
 	send(fd, "passed", 6, 0);
 	r = R(recv(p.a, buf, 6, MSG_WAITALL), 0);
-	r.val = domain_of(fd) == dom;
+	r.val = domain_of(fd) == dom && proto_of(fd) == proto;
 	r.val += 2 * (memcmp(buf, "passed", 6) == 0);
 	close(us[0]);
 	close(us[1]);

@@ -614,7 +614,8 @@ int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
 	if (err)
 		return err;
 	newsock->type = SOCK_STREAM;
-	sk = exs_sock_alloc(net, newsock, native, lexs->sk.sk_protocol, kern);
+	sk = exs_sock_alloc(net, newsock, native, lexs->sk.sk_prot,
+			    lexs->sk.sk_protocol, kern);
 	if (!sk) {
 		sock_release(native);
 		return -ENOMEM;

@@ -12,6 +12,7 @@
 #include <linux/moduleparam.h>
 #include <net/sock.h>
 #include <net/inet_common.h>
+#include <net/ipv6.h>
 
 #include "protocol.h"
 #include "conn.h"
@@ -42,25 +43,27 @@ struct proto exs_proto = {
 static void exs_sock_destruct(struct sock *sk)
 {
 	WARN_ON_ONCE(exs_sk(sk)->native);
+	/* IPPROTO_EXS: what an LSM or IP option hung on the inet sock
+	 * (NetLabel's CIPSO, say) goes as it would with TCP's
+	 */
+	if (sk->sk_family == AF_INET6)
+		inet6_sock_destruct(sk);
+	else if (sk->sk_family == AF_INET)
+		inet_sock_destruct(sk);
 }
 
-/* Allocate the AF_EXS sock for @sock around @native, which it then owns. */
-struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
-			    struct socket *native, int protocol, int kern)
+/* What every AF_EXS sock starts with, of the family or of IPPROTO_EXS:
+ * @native, which it then owns.  @sk is attached to its socket.
+ */
+void exs_sock_init(struct sock *sk, struct socket *native)
 {
-	struct exs_sock *exs;
-	struct sock *sk;
+	struct socket *sock = sk->sk_socket;
+	struct net *net = sock_net(sk);
+	struct exs_sock *exs = exs_sk(sk);
 
-	sk = sk_alloc(net, exs_family, GFP_KERNEL, &exs_proto, kern);
-	if (!sk)
-		return NULL;
-
-	sock_init_data(sock, sk);
-	sk->sk_protocol = protocol;
 	sk->sk_state = TCP_CLOSE;
 	sk->sk_destruct = exs_sock_destruct;
 
-	exs = exs_sk(sk);
 	exs->native = native;
 	exs->transport = EXS_TRANSPORT_NONE;
 	exs->fallback_reason = EXS_FALLBACK_NONE;
@@ -78,7 +81,30 @@ struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
 	SOCK_INODE(native)->i_ino = SOCK_INODE(sock)->i_ino;
 
 	exs_want_sol_socket(sock);
-	sock->ops = exs_proto_ops;
+}
+
+/* Allocate an AF_EXS sock of @prot (exs_proto, or an IPPROTO_EXS one for
+ * an accepted child of such a listener) for @sock around @native.
+ */
+struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
+			    struct socket *native, struct proto *prot,
+			    int protocol, int kern)
+{
+	int family = prot == &exs_proto ? exs_family :
+		     prot == &exs_inet6_proto ? AF_INET6 : AF_INET;
+	struct sock *sk;
+
+	sk = sk_alloc(net, family, GFP_KERNEL, prot, kern);
+	if (!sk)
+		return NULL;
+
+	sock_init_data(sock, sk);
+	sk->sk_protocol = protocol;
+	if (prot == &exs_proto)
+		sock->ops = exs_proto_ops;
+	else
+		exs_inet_child(sk);
+	exs_sock_init(sk, native);
 	return sk;
 }
 
@@ -104,7 +130,7 @@ static int exs_create(struct net *net, struct socket *sock, int protocol,
 	if (err)
 		return err;
 
-	if (!exs_sock_alloc(net, sock, native, protocol, kern)) {
+	if (!exs_sock_alloc(net, sock, native, &exs_proto, protocol, kern)) {
 		sock_release(native);
 		return -ENOBUFS;
 	}
@@ -148,10 +174,13 @@ static int __init exs_init(void)
 	err = proto_register(&exs_proto, 1);
 	if (err)
 		goto err_device;
+	err = exs_inet_init();
+	if (err)
+		goto err_proto;
 
 	err = exs_netlink_init();
 	if (err)
-		goto err_proto;
+		goto err_inet;
 
 	err = sock_register(&exs_family_ops);
 	if (err) {
@@ -159,13 +188,20 @@ static int __init exs_init(void)
 		       exs_family, err);
 		goto err_netlink;
 	}
+	err = exs_inet_register();
+	if (err)
+		goto err_family;
 	exs_fault_init();
 	exs_resume_init();
 	pr_info("registered address family %d\n", exs_family);
 	return 0;
 
+err_family:
+	sock_unregister(exs_family);
 err_netlink:
 	exs_netlink_exit();
+err_inet:
+	exs_inet_exit();
 err_proto:
 	proto_unregister(&exs_proto);
 err_device:
@@ -185,8 +221,10 @@ static void __exit exs_exit(void)
 {
 	exs_resume_exit();
 	exs_fault_exit();
+	exs_inet_unregister();
 	sock_unregister(exs_family);
 	exs_netlink_exit();
+	exs_inet_exit();
 	proto_unregister(&exs_proto);
 	/* connections of closed sockets finish their teardown first, none
 	 * waiting for a port that is down (device.c)

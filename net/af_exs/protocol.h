@@ -6,6 +6,7 @@
 #define __EXS_PROTOCOL_H
 
 #include <linux/net.h>
+#include <net/inet_sock.h>
 #include <net/sock.h>
 #include <linux/af_exs.h>
 
@@ -26,13 +27,19 @@ enum exs_cstate {
 /* An AF_EXS socket.  @sk is what the socket layer sees; @native is the
  * AF_INET/AF_INET6 TCP socket it wraps, created with it and released with
  * it, so it is valid in every proto_ops call.  sk_lock serialises bind,
- * listen, connect and the merge.
+ * listen, connect and the merge.  Made as IPPROTO_EXS (inet.c), @sk is
+ * an AF_INET or AF_INET6 sock, which inet_create() fills in as the
+ * inet_sock it takes every such sock for (an AF_INET6 one has its
+ * ipv6_pinfo after it: struct exs6_sock).
  *
  * Lock order: the AF_EXS sk_lock before the native sock's sk_lock
  * (exs_copy_settings_to_native() takes the second inside the first).
  */
 struct exs_sock {
-	struct sock	sk;		/* must be first */
+	union {				/* must be first */
+		struct sock	 sk;
+		struct inet_sock inet;	/* IPPROTO_EXS: inet.c */
+	};
 	struct socket	*native;
 	u8		transport;	/* enum exs_transport */
 	u8		fallback_reason;
@@ -80,13 +87,31 @@ extern struct proto exs_proto;
 extern const struct proto_ops exs_proto_ops_template;
 extern const struct proto_ops *exs_proto_ops;
 
+/* inet.c: IPPROTO_EXS */
+extern struct proto exs_inet_proto, exs_inet6_proto;
+int exs_inet_init(void);
+void exs_inet_exit(void);
+int exs_inet_register(void);
+void exs_inet_unregister(void);
+const struct proto_ops *exs_inet_ops(const struct proto *prot);
+void exs_inet_child(struct sock *sk);
+
+/* Is @sk an AF_EXS sock, of the family or of IPPROTO_EXS? */
+static inline bool sk_is_exs(const struct sock *sk)
+{
+	return sk->sk_prot == &exs_proto || sk->sk_prot == &exs_inet_proto ||
+	       sk->sk_prot == &exs_inet6_proto;
+}
+
 /* diag.c: the socket dump */
 void exs_diag_link(struct exs_sock *exs);
 void exs_diag_unlink(struct exs_sock *exs);
 
 /* family.c */
+void exs_sock_init(struct sock *sk, struct socket *native);
 struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
-			    struct socket *native, int protocol, int kern);
+			    struct socket *native, struct proto *prot,
+			    int protocol, int kern);
 
 /* addr.c: pure checks, KUnit-tested */
 int exs_proto_to_family(int protocol);

@@ -7,6 +7,7 @@
  * connecting socket merges into its native socket (fallback.c); a listener
  * never merges and hands out plain TCP sockets.
  */
+#include <linux/bpf-cgroup.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/poll.h>
@@ -25,7 +26,7 @@
  */
 static struct socket *exs_native(struct socket *sock)
 {
-	if (unlikely(sock->sk->sk_prot != &exs_proto))
+	if (unlikely(!sk_is_exs(sock->sk)))
 		return sock;
 	return exs_sk(sock->sk)->native;
 }
@@ -73,6 +74,11 @@ static int exs_release(struct socket *sock)
 	sk->sk_state = TCP_CLOSE;
 	sock_orphan(sk);
 	release_sock(sk);
+	/* IPPROTO_EXS: as inet_release() does, for the cgroup programs that
+	 * saw it made (inet_create())
+	 */
+	if (sk->sk_family != exs_family && !sk->sk_kern_sock)
+		BPF_CGROUP_RUN_PROG_INET_SOCK_RELEASE(sk);
 
 	/* SO_LINGER and friends act on the native socket's own settings. */
 	if (native)
@@ -222,7 +228,7 @@ static int exs_accept_tcp(struct socket *sock, struct socket *newsock,
 
 	newsock->type = sock->type;
 	if (!exs_sock_alloc(sock_net(sock->sk), newsock, child,
-			    sock->sk->sk_protocol, true)) {
+			    sock->sk->sk_prot, sock->sk->sk_protocol, true)) {
 		err = -ENOMEM;
 		goto out_release;
 	}

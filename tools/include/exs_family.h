@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace helpers shared by the preload, exsconfig and the selftests:
- * the live AF_EXS family number and the preload's rewrite rule.
+ * the live AF_EXS family and IPPROTO_EXS numbers and the preload's
+ * rewrite rule.
  */
 #ifndef EXS_FAMILY_H
 #define EXS_FAMILY_H
@@ -9,6 +10,8 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <linux/af_exs.h>
 
@@ -28,6 +31,22 @@ static inline int exs_family(void)
 	return family;
 }
 
+/* IPPROTO_EXS as the loaded module registered it; 0 if none, -1 if the
+ * module is not loaded.
+ */
+static inline int exs_ipproto(void)
+{
+	FILE *f = fopen(EXS_IPPROTO_SYSFS, "re");
+	int proto = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &proto) != 1 || proto < 0)
+		proto = -1;
+	fclose(f);
+	return proto;
+}
+
 /* Is this socket() call a TCP stream socket that AF_EXS can stand in for? */
 static inline bool exs_should_rewrite(int domain, int type, int protocol,
 				      int *exs_proto)
@@ -45,6 +64,26 @@ static inline bool exs_should_rewrite(int domain, int type, int protocol,
 	else
 		return false;
 	return true;
+}
+
+/* Is the program called @name one whose sockets stay TCP's under exs-run?
+ * EXS_PRELOAD_SKIP lists them (names separated by spaces or colons; set
+ * but empty: none), by default nbd-client, whose socket goes to a kernel
+ * driver that takes TCP only (Documentation/af_exs/overview.rst,
+ * "In-kernel users").
+ */
+static inline bool exs_skip_program_named(const char *name)
+{
+	const char *list = getenv("EXS_PRELOAD_SKIP");
+	size_t len, n = strlen(name);
+
+	for (list = list ? list : "nbd-client"; *list; list += len) {
+		list += strspn(list, " :");
+		len = strcspn(list, " :");
+		if (len && len == n && !strncmp(list, name, n))
+			return true;
+	}
+	return false;
 }
 
 #endif /* EXS_FAMILY_H */
