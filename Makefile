@@ -23,7 +23,7 @@ BIN	:= $(BUILD)/bin
 
 PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
 	   $(BIN)/exs_race $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz $(BIN)/exs_fuzz \
-	   $(BIN)/exs_badpeer $(BIN)/exs_deadpeer
+	   $(BIN)/exs_badpeer $(BIN)/exs_deadpeer $(BIN)/exs_gohttp
 TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig \
 	   $(BIN)/exs_bench $(BIN)/smc_ueid
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
@@ -52,16 +52,35 @@ $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz: $(BIN)/exs_nl%: selftests/exs_nl%.c tools/ex
 $(BIN)/exs_badpeer: selftests/exs_badpeer.c | $(BIN)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -o $@ $< -lrdmacm -libverbs
 
+# Go's own system calls, which no preload reaches: static, its build cache
+# outside the tree
+$(BIN)/exs_gohttp: selftests/exs_gohttp.go | $(BIN)
+	cd selftests && CGO_ENABLED=0 GOCACHE=$${EXS_CACHE:-$$HOME/.cache/af-exs}/go-build \
+		go build -trimpath -o $(CURDIR)/$@ exs_gohttp.go
+
 $(BIN)/exs_%: selftests/exs_%.c $(HDRS) | $(BIN)
 	$(CC) $(CFLAGS) -o $@ $< -lpthread
 
 $(BIN)/libexs-preload.so: tools/preload/exs_preload.c $(HDRS) | $(BIN)
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
 
-EXSCONFIG_SRC := $(wildcard tools/exsconfig/*.c)
-$(BIN)/exsconfig: $(EXSCONFIG_SRC) $(wildcard tools/exsconfig/*.h) $(HDRS) | $(BIN)
-	$(CC) $(CFLAGS) -o $@ $(EXSCONFIG_SRC) \
-		$$(pkg-config --cflags --libs libmnl jansson)
+# exsconfig transparent's BPF program (clang), in exsconfig as a libbpf
+# skeleton (bpftool)
+GEN	:= $(BUILD)/gen
+CLANG	?= clang
+$(GEN):
+	mkdir -p $@
+$(GEN)/transparent.bpf.o: tools/exsconfig/transparent.bpf.c | $(GEN)
+	$(CLANG) -O2 -g -target bpf -I/usr/include/$$($(CC) -dumpmachine) \
+		-c $< -o $@
+$(GEN)/transparent.skel.h: $(GEN)/transparent.bpf.o
+	bpftool gen skeleton $< name exs_transparent > $@.tmp && mv $@.tmp $@
+
+EXSCONFIG_SRC := $(filter-out %.bpf.c,$(wildcard tools/exsconfig/*.c))
+$(BIN)/exsconfig: $(EXSCONFIG_SRC) $(wildcard tools/exsconfig/*.h) $(HDRS) \
+		  $(GEN)/transparent.skel.h | $(BIN)
+	$(CC) $(CFLAGS) -I$(GEN) -o $@ $(EXSCONFIG_SRC) \
+		$$(pkg-config --cflags --libs libmnl jansson libbpf)
 
 $(BIN)/exs_bench: tools/bench/exs_bench.c $(HDRS) | $(BIN)
 	$(CC) $(CFLAGS) -o $@ $< -lpthread

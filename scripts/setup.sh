@@ -49,7 +49,9 @@ pkgs=(build-essential kmod file bc flex bison libelf-dev libssl-dev
       iperf3 sockperf redis-server redis-tools nginx wrk curl iputils-ping nbd-client
       nbd-server python3 python3-pip dkms
       libmnl-dev libjansson-dev librdmacm-dev libibverbs-dev pkg-config xz-utils
-      busybox-static)
+      busybox-static clang libbpf-dev bpftool)
+# Go (a selftest's static program): Debian's, unless one is installed
+command -v go >/dev/null || pkgs+=(golang-go)
 missing=()
 for p in "${pkgs[@]}"; do
 	have_pkg "$p" || missing+=("$p")

@@ -156,16 +156,23 @@ static const char *family_name(int af)
 	return "other";
 }
 
-/* SO_DOMAIN tells which socket the descriptor holds after connect/accept. */
+/* SO_DOMAIN tells which socket the descriptor holds after connect/accept;
+ * SO_PROTOCOL, for an AF_INET[6] one: TCP's, or an AF_EXS socket made as
+ * IPPROTO_EXS (exs-run by BPF), which counts as "exs".
+ */
 static void check_domain(int fd, const char *who)
 {
 	socklen_t len = sizeof(int);
-	int dom;
+	int dom, proto = -1;
 
 	if (!cfg.expect)
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len))
 		die(1, "%s: SO_DOMAIN: %s", who, strerror(errno));
+	len = sizeof(int);
+	getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len);
+	if (proto > 0 && proto == exs_ipproto())
+		dom = exs_af;
 	if (strcmp(family_name(dom), cfg.expect))
 		die(1, "%s: SO_DOMAIN is %s (%d), expected %s", who,
 		    family_name(dom), dom, cfg.expect);

@@ -13,6 +13,8 @@ exs_blackhole
 
 echo "# exs_sockapi"
 exs_sockapi
+echo "# exs_sockapi -P: IPPROTO_EXS"
+exs_sockapi -P
 echo "# exs_stream"
 exs_stream
 echo "# exs_race"
@@ -99,7 +101,7 @@ exs_check "preload: the client socket was AF_EXS" \
 exs_check "preload: the listener was AF_EXS" \
 	[ $(($(exs_stat AcceptTcp) - acc)) -eq 1 ]
 exs_run "preload leaves UDP and UNIX sockets alone" \
-	exs-run python3 -c '
+	env EXS_RUN=preload exs-run python3 -c '
 import socket, sys
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -108,21 +110,147 @@ dom = lambda s: s.getsockopt(socket.SOL_SOCKET, socket.SO_DOMAIN)
 fam = int(open("/sys/module/af_exs/parameters/family").read())
 sys.exit(0 if (dom(u), dom(x), dom(t)) == (2, 1, fam) else 1)'
 
-# Unload is refused while an AF_EXS socket exists, and clean after.
-exs_bg python3 -c '
+# exs-run by BPF (transparent.bpf.c), where the kernel has the hook
+# update_socket_protocol() (6.6 and later): a program's TCP sockets are
+# IPPROTO_EXS ones, a static binary's too (busybox's nc, which no preload
+# reaches), in its cgroup only, and nothing is left once it ends.
+# Before the hook (6.1), exs-run preloads and the static binary stays TCP.
+static_nc() {	# static_nc PORT: a static binary's connect and read
+	timeout 30 busybox nc 127.0.0.1 "$1" < /dev/null | grep -q hello
+}
+nc_server() {	# nc_server PORT: a plain TCP server saying hello once
+	exs_bg python3 -c "
+import socket
+l = socket.create_server(('127.0.0.1', $1))
+c, _ = l.accept()
+c.sendall(b'hello')
+c.close()"
+	exs_wait_listen "$1" 10
+}
+port=$((port + 1))
+opens=$(exs_stat ActiveOpen)
+nc_server $port
+if grep -qw update_socket_protocol /proc/kallsyms; then
+	exs_run "exs-run by BPF: a static binary's TCP socket is AF_EXS's" \
+		exs-run busybox nc 127.0.0.1 $port < /dev/null
+	exs_check "... counted as an AF_EXS connect (ActiveOpen +1)" \
+		[ $(($(exs_stat ActiveOpen) - opens)) -eq 1 ]
+	no_run_left() {	# no exs-run cgroup anywhere, nothing pinned
+		[ -z "$(find /sys/fs/cgroup -name 'exs-run.*' 2>/dev/null)" ] &&
+			[ ! -e /sys/fs/bpf/af_exs/transparent_link ]
+	}
+	exs_check "... its cgroup and the BPF program are gone after it" \
+		no_run_left
+	exs_run "exs-run by BPF leaves UDP and UNIX sockets alone, TCP's (flags, 0 or IPPROTO_TCP) and MPTCP's say AF_INET[6], IPPROTO_EXS" \
+		exs-run python3 -c '
+import socket, sys
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+t4 = socket.socket(socket.AF_INET, socket.SOCK_STREAM | socket.SOCK_NONBLOCK)
+t6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+m = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)  # MPTCP
+opt = lambda s, o: s.getsockopt(socket.SOL_SOCKET, o)
+ipproto = int(open("/sys/module/af_exs/parameters/ipproto").read())
+got = [(opt(s, socket.SO_DOMAIN), opt(s, socket.SO_PROTOCOL))
+       for s in (u, x, t4, t6, m)]
+sys.exit(0 if got == [(2, 17), (1, 0), (2, ipproto), (10, ipproto), (2, ipproto)]
+         else got)'
+
+	# a daemon that PROG leaves behind keeps AF_EXS, as it would keep a
+	# preload; its cgroup goes once it ends
+	port=$((port + 1))
+	nc_server $port
+	opens=$(exs_stat ActiveOpen)
+	exs_run "exs-run returns while PROG's daemon lives on" \
+		exs-run bash -c "(sleep 2; busybox nc 127.0.0.1 $port < /dev/null) \
+			> /dev/null 2>&1 & exit 0"
+	daemon_done() {
+		local i
+		for i in $(seq 300); do
+			[ $(($(exs_stat ActiveOpen) - opens)) -ge 1 ] &&
+				no_run_left && return 0
+			sleep 0.1
+		done
+		return 1
+	}
+	exs_check "... its connect was AF_EXS's, then its cgroup and the program went" \
+		daemon_done
+
+	# four at once: one loads and pins the program, the last to end
+	# unpins it
+	opens=$(exs_stat ActiveOpen)
+	four=()
+	for i in 1 2 3 4; do
+		port=$((port + 1))
+		nc_server $port
+		exs_bg exs-run busybox nc 127.0.0.1 $port < /dev/null > /dev/null
+		four+=("${EXS_PIDS[-1]}")
+	done
+	exs_check "four exs-runs at once" wait "${four[@]}"
+	four_done() {
+		[ $(($(exs_stat ActiveOpen) - opens)) -eq 4 ] && no_run_left
+	}
+	exs_check "... four AF_EXS connects, nothing left after them" four_done
+
+	# exsconfig transparent: a cgroup turned on, and only it
+	cg=/sys/fs/cgroup/exs-test.$$
+	mkdir $cg
+	exs_check "exsconfig transparent on a cgroup" exsconfig transparent on $cg
+	exs_check "exsconfig -j transparent lists it" \
+		bash -c "exsconfig -j transparent | grep -q '\"$cg\"'"
+	port=$((port + 1))
+	nc_server $port
+	opens=$(exs_stat ActiveOpen)
+	exs_check "a static binary outside it stays TCP" static_nc $port
+	exs_check "... not an AF_EXS connect (ActiveOpen +0)" \
+		[ "$(exs_stat ActiveOpen)" = "$opens" ]
+	port=$((port + 1))
+	nc_server $port
+	exs_check "a static binary in it" bash -c "echo \$\$ > $cg/cgroup.procs &&
+		timeout 30 busybox nc 127.0.0.1 $port < /dev/null | grep -q hello"
+	exs_check "... is an AF_EXS connect (ActiveOpen +1)" \
+		[ $(($(exs_stat ActiveOpen) - opens)) -eq 1 ]
+	exs_check "exsconfig transparent off: nothing left pinned" \
+		bash -c "exsconfig transparent off $cg &&
+			 [ ! -e /sys/fs/bpf/af_exs/transparent_link ] &&
+			 exsconfig transparent | grep -q 'off for every cgroup'"
+	exs_check "exsconfig transparent on a path that is no cgroup: usage error (1)" \
+		bash -c "exsconfig transparent on /tmp; [ \$? = 1 ]"
+	rmdir $cg
+else
+	exs_check "exs-run without the hook preloads: a static binary stays TCP" \
+		bash -c "exs-run busybox nc 127.0.0.1 $port < /dev/null | grep -q hello"
+	exs_check "... not an AF_EXS connect (ActiveOpen +0)" \
+		[ "$(exs_stat ActiveOpen)" = "$opens" ]
+	exs_check "exsconfig transparent says why it cannot (2)" \
+		bash -c "exsconfig transparent on /sys/fs/cgroup 2>&1 |
+			 grep -q update_socket_protocol; [ \${PIPESTATUS[0]} = 2 ]"
+fi
+
+# Unload is refused while an AF_EXS socket exists, of the family or of
+# IPPROTO_EXS, and clean after.
+for made in "fam, socket.SOCK_STREAM, 0" \
+	    "socket.AF_INET6, socket.SOCK_STREAM, ipproto"; do
+	exs_bg python3 -c "
 import socket, time
-fam = int(open("/sys/module/af_exs/parameters/family").read())
-s = socket.socket(fam, socket.SOCK_STREAM, 0)
-time.sleep(60)'
-holder=${EXS_PIDS[-1]}
-for _ in $(seq 50); do
-	[ "$(cat /sys/module/af_exs/refcnt)" -gt 0 ] && break
-	sleep 0.1
+fam = int(open('/sys/module/af_exs/parameters/family').read())
+ipproto = int(open('/sys/module/af_exs/parameters/ipproto').read())
+s = socket.socket($made)
+time.sleep(60)"
+	holder=${EXS_PIDS[-1]}
+	for _ in $(seq 50); do
+		[ "$(cat /sys/module/af_exs/refcnt)" -gt 0 ] && break
+		sleep 0.1
+	done
+	exs_check "rmmod is refused while a socket exists: socket($made)" \
+		bash -c '! rmmod af_exs 2>/dev/null'
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	for _ in $(seq 50); do
+		[ "$(cat /sys/module/af_exs/refcnt)" -eq 0 ] && break
+		sleep 0.1
+	done
 done
-exs_check "rmmod is refused while a socket exists" \
-	bash -c '! rmmod af_exs 2>/dev/null'
-kill "$holder"
-wait "$holder" 2>/dev/null
 exs_check "rmmod succeeds once the last socket is closed" rmmod af_exs
 exs_run "preload passes through without the module" \
 	bash -c "exs_connect -l -p 29999 -e inet >/dev/null & sleep 0.5;

@@ -689,6 +689,20 @@ else
 	exs_skip "python http.server and curl under exs-run" "curl not installed"
 fi
 
+# A Go HTTP server and client, a static binary: Go makes its own system
+# calls, which no preload reaches, so only exs-run by BPF (6.12's
+# update_socket_protocol()) puts them on RDMA; on 6.1 they stay TCP's.
+if grep -qw update_socket_protocol /proc/kallsyms; then
+	[ "$host" = b ] && head -c 3000000 /dev/urandom > "$share/goblob" &&
+		sha256sum < "$share/goblob" > "$share/goblob.sha"
+	unmodified_run "a Go HTTP server and client (static binaries) under exs-run" \
+		"exs_gohttp serve 8081 $share/goblob" \
+		"exs_gohttp get http://$peer4:8081/ $share/goblob.sha" 8081
+else
+	exs_skip "a Go HTTP server and client (static binaries) under exs-run" \
+		"no update_socket_protocol() here: exs-run preloads, which Go's own system calls bypass"
+fi
+
 # The socket API and the data path of AF_EXS over RDMA against TCP's, case
 # by case: host a talks to itself over its RDMA address (Soft-RoCE loops it
 # back), so every AF_EXS to AF_EXS pair in exs_sockapi and exs_stream is an

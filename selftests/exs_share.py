@@ -372,8 +372,10 @@ def linkwait(addr, port):
         second = socket.create_connection((addr, port), timeout=30)
     except OSError as e:
         sys.exit(f"exs_share: the second connect: {e}")
-    if second.getsockopt(socket.SOL_SOCKET, socket.SO_DOMAIN) != \
-            socket.AF_INET:
+    # TCP's: merged (an IPPROTO_EXS socket says AF_INET too)
+    if (second.getsockopt(socket.SOL_SOCKET, socket.SO_DOMAIN),
+            second.getsockopt(socket.SOL_SOCKET, socket.SO_PROTOCOL)) != \
+            (socket.AF_INET, socket.IPPROTO_TCP):
         failures.append("the second connect is not on TCP")
     second.sendall(bytes([0]))
     if second.recv(1) != bytes([0]):

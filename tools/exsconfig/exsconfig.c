@@ -21,6 +21,7 @@
 #include "exs_family.h"
 #include "mapfile.h"
 #include "nl.h"
+#include "transparent.h"
 
 enum { EXIT_USAGE = 1, EXIT_KERNEL = 2, EXIT_NOMODULE = 3 };
 
@@ -86,6 +87,12 @@ static int print_usage(void)
 		"  reset-stats               start them again from zero\n"
 		"  sockets                   every AF_EXS socket, its transport and state\n"
 		"  links                     every RDMA link to a peer host, its streams and bytes\n"
+		"  transparent [on|off CGROUP]\n"
+		"                            show, or turn on or off, AF_EXS for a cgroup's TCP\n"
+		"                            sockets by BPF (kernels with update_socket_protocol())\n"
+		"  run [--preload LIB] PROG [ARGS...]\n"
+		"                            PROG in a cgroup of its own, transparent on (exs-run);\n"
+		"                            with LIB preloaded where the kernel cannot\n"
 		"  -j                        JSON output\n");
 	return EXIT_USAGE;
 }
@@ -690,6 +697,13 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	argc -= 2;
 	argv += 2;
+
+	/* no netlink: a program runs, and BPF is set, with or without it */
+	if (!strcmp(cmd, "run") || !strcmp(cmd, "transparent")) {
+		ret = cmd[0] == 'r' ? cmd_run(argc, argv) :
+				      cmd_transparent(argc, argv, json);
+		return ret < 0 ? print_usage() : ret;
+	}
 
 	err = exs_nl_open(&nl);
 	if (err == -ENOENT) {

@@ -42,20 +42,9 @@ static socket_fn next_socket(void)
 static bool exs_skip_program(void)
 {
 	static int skip = -1;	/* worked out once; racing callers agree */
-	const char *name = program_invocation_short_name;
-	const char *list = getenv("EXS_PRELOAD_SKIP");
-	size_t len, n = strlen(name);
-	int found = 0;
 
-	if (skip >= 0)
-		return skip;
-	for (list = list ? list : "nbd-client"; *list; list += len) {
-		list += strspn(list, " :");
-		len = strcspn(list, " :");
-		if (len && len == n && !strncmp(list, name, n))
-			found = 1;
-	}
-	skip = found;
+	if (skip < 0)
+		skip = exs_skip_program_named(program_invocation_short_name);
 	return skip;
 }
 
