@@ -385,7 +385,7 @@ static void run_cleanup(const char *cg)
 	rmdir(cg);
 }
 
-static volatile sig_atomic_t child;	/* PROG, once forked */
+static pid_t child;	/* PROG, once forked: what forward() signals */
 
 static void forward(int sig)
 {

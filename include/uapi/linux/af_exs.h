@@ -33,8 +33,9 @@
  * update_socket_protocol() can turn a TCP socket() into, since it can
  * change the protocol but not the family.  Not an IP protocol number
  * (those stop at 255): a socket() key of its own, above SMC's 256 and
- * below MPTCP's 262 (the module takes 257 to 261).  The module takes it as the "ipproto" parameter (0:
- * none); programs read the live value from EXS_IPPROTO_SYSFS.
+ * below MPTCP's 262.  The module takes it as the "ipproto" parameter
+ * (257 to 261; 0: none); programs read the live value from
+ * EXS_IPPROTO_SYSFS.
  */
 #define IPPROTO_EXS_DEFAULT	261
 #define EXS_IPPROTO_SYSFS	"/sys/module/af_exs/parameters/ipproto"
