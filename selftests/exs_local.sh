@@ -192,6 +192,27 @@ sys.exit(0 if got == [(2, 17), (1, 0), (2, ipproto), (10, ipproto), (2, ipproto)
 	}
 	exs_check "... four AF_EXS connects, nothing left after them" four_done
 
+	# an exs-run killed outright (SIGKILL) leaves its cgroup on; the
+	# next exs-run beside it turns it off and removes it once its tasks
+	# are gone
+	exs_bg exs-run sleep 60
+	killed=${EXS_PIDS[-1]}
+	in_cgroup() {	# PROG is running in an exs-run cgroup
+		local i
+		for i in $(seq 300); do
+			pgrep -f '^sleep 60$' | xargs -r -I{} cat /proc/{}/cgroup |
+				grep -q exs-run && return 0
+			sleep 0.1
+		done
+		return 1
+	}
+	exs_check "an exs-run killed outright leaves PROG in its cgroup" in_cgroup
+	kill -9 "$killed"
+	pkill -9 -f '^sleep 60$'
+	wait "$killed" 2>/dev/null
+	exs_run "... the next exs-run" exs-run true
+	exs_check "... swept that cgroup: nothing left, nothing pinned" no_run_left
+
 	# exsconfig transparent: a cgroup turned on, and only it
 	cg=/sys/fs/cgroup/exs-test.$$
 	mkdir $cg

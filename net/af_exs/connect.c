@@ -669,8 +669,15 @@ int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
 		 * leaves the outcome to poll and SO_ERROR.  So do we: both
 		 * already hold it (a merged socket's, TCP's own).
 		 */
-		if (first && (flags & O_NONBLOCK))
+		if (first && (flags & O_NONBLOCK)) {
+			/* but a TCP connect that failed at once (no route,
+			 * say) is TCP's own failure at once
+			 */
+			if (exs->cstate == EXS_CS_MERGED &&
+			    exs->native->state == SS_UNCONNECTED)
+				return sock_error(exs->native->sk) ?: 1;
 			return -EINPROGRESS;
+		}
 		if (exs->cstate == EXS_CS_MERGED)
 			return 1;
 		sock->state = SS_CONNECTED;

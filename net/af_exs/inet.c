@@ -90,12 +90,18 @@ static void exs_inet_unhash(struct sock *sk)
 static void exs_inet_destroy(struct sock *sk)
 {
 	struct exs_sock *exs = exs_sk(sk);
+	struct socket *native;
 
-	if (!exs->native)
-		return;
+	/* as exs_release(): a socket dump that found it before the
+	 * unlink reads native under the lock, so it goes under it
+	 */
 	exs_diag_unlink(exs);
-	sock_release(exs->native);
+	lock_sock(sk);
+	native = exs->native;
 	exs->native = NULL;
+	release_sock(sk);
+	if (native)
+		sock_release(native);
 }
 
 struct proto exs_inet_proto = {
@@ -169,10 +175,9 @@ int exs_inet_init(void)
 	 * of IP's (SCTP's 132 has stream sockets too), nor SMC-R's or
 	 * MPTCP's, which leaves 257 to 261.
 	 */
-	if (exs_ipproto <= 255 || exs_ipproto >= IPPROTO_MAX ||
-	    exs_ipproto == EXS_IPPROTO_SMC || exs_ipproto == IPPROTO_MPTCP) {
-		pr_err("ipproto %d is not usable (%d..%d, not SMC's or MPTCP's); load with ipproto=N or 0\n",
-		       exs_ipproto, EXS_IPPROTO_SMC + 1, IPPROTO_MAX - 1);
+	if (exs_ipproto <= EXS_IPPROTO_SMC || exs_ipproto >= IPPROTO_MPTCP) {
+		pr_err("ipproto %d is not usable (%d..%d); load with ipproto=N or 0\n",
+		       exs_ipproto, EXS_IPPROTO_SMC + 1, IPPROTO_MPTCP - 1);
 		return -EINVAL;
 	}
 

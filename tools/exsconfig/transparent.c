@@ -10,6 +10,7 @@
  * directory orders concurrent exsconfigs.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -301,6 +302,60 @@ int cmd_transparent(int argc, char **argv, bool json)
 
 /* ---- exsconfig run ----------------------------------------------------- */
 
+/* Is the cgroup empty?  @events, its cgroup.events, says "populated 0". */
+static bool cgroup_empty(int events)
+{
+	char buf[256];
+	ssize_t n = pread(events, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	return !strstr(buf, "populated 1");
+}
+
+/* The cgroups of exs-runs killed before they could clean up (SIGKILL,
+ * an OOM kill) beside @path: their exs-run gone and no task left in
+ * them, they are turned off and removed.
+ */
+static void sweep_stale(const char *path)
+{
+	char dir[4200], cg[4600];
+	struct dirent *d;
+	const char *why;
+	char *slash;
+	DIR *dp;
+	int ev;
+	long pid;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		if (sscanf(d->d_name, "exs-run.%ld", &pid) != 1 || pid <= 0 ||
+		    !kill(pid, 0) || errno != ESRCH)
+			continue;
+		if (snprintf(cg, sizeof(cg), "%s/%s/cgroup.events", dir,
+			     d->d_name) >= (int)sizeof(cg))
+			continue;
+		ev = open(cg, O_RDONLY | O_CLOEXEC);
+		if (ev < 0)
+			continue;
+		if (cgroup_empty(ev)) {
+			*strrchr(cg, '/') = 0;
+			transparent_set(cg, false, &why);
+			rmdir(cg);
+		}
+		close(ev);
+	}
+	closedir(dp);
+}
+
 /* A cgroup of its own for the program, below ours (so that what limits
  * us limits it): its path, made, or NULL.
  */
@@ -322,23 +377,12 @@ static char *run_cgroup(void)
 			     rel[strlen(rel) - 1] == '/' ? "" : "/",
 			     getpid()) < 0)
 		return NULL;
+	sweep_stale(path);
 	if (mkdir(path, 0755)) {
 		free(path);
 		return NULL;
 	}
 	return path;
-}
-
-/* Is the cgroup empty?  @events, its cgroup.events, says "populated 0". */
-static bool cgroup_empty(int events)
-{
-	char buf[256];
-	ssize_t n = pread(events, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return true;
-	buf[n] = 0;
-	return !strstr(buf, "populated 1");
 }
 
 /* Turn @cg off and remove it once no task is left in it: now, or, when
@@ -352,26 +396,30 @@ static void run_cleanup(const char *cg)
 	char path[4200];
 	struct pollfd pfd = { .events = POLLPRI };
 	const char *why;
+	pid_t pid = -1;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/cgroup.events", cg);
 	pfd.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (pfd.fd >= 0 && !cgroup_empty(pfd.fd)) {
-		if (fork())
-			return;
-		/* holding no terminal, pipe or signal of exs-run's caller */
+	if (pfd.fd >= 0 && !cgroup_empty(pfd.fd))
+		pid = fork();
+	if (pid == 0) {
+		/* holding no terminal, pipe, directory or signal of
+		 * exs-run's caller (cgroup.events as fd 3)
+		 */
 		setsid();
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
+		(void)!chdir("/");
 		fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
+		if (dup2(pfd.fd, 3) == 3 && fd >= 0) {
+			pfd.fd = 3;
 			dup2(fd, 0);
 			dup2(fd, 1);
 			dup2(fd, 2);
-			if (fd > 2)
-				close(fd);
+			close_range(4, ~0U, 0);
 		}
 		while (!cgroup_empty(pfd.fd))
 			poll(&pfd, 1, 10000);
@@ -381,11 +429,14 @@ static void run_cleanup(const char *cg)
 	}
 	if (pfd.fd >= 0)
 		close(pfd.fd);
+	if (pid > 0)
+		return;		/* the reaper's now */
+	/* (no reaper: off now, a daemon's later sockets are TCP's) */
 	transparent_set(cg, false, &why);
 	rmdir(cg);
 }
 
-static pid_t child;	/* PROG, once forked: what forward() signals */
+static volatile sig_atomic_t child;	/* PROG, once forked */
 
 static void forward(int sig)
 {
@@ -409,27 +460,36 @@ static int run_preload(const char *preload, char **argv)
 	return errno == ENOENT ? 127 : 126;
 }
 
-/* As system(3): SIGINT and SIGQUIT come from the terminal to PROG itself
- * (its process group is ours), so we ignore them while it runs; SIGTERM
- * and SIGHUP are passed on, unless we were started ignoring them (nohup),
- * which PROG inherits.
+/* PROG runs where exs-run's pid would have run it (the preload execs
+ * it): a signal sent to us is passed on.  But SIGINT and SIGQUIT from
+ * the terminal reach PROG itself (its process group is ours), so those
+ * are not passed on twice, as system(3) ignores them.  One we were
+ * started ignoring (nohup) stays ignored, for PROG too.
  */
 static const int run_sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
 static struct sigaction run_old[ARRAY_SIZE(run_sigs)];
 
+static void forward_info(int sig, siginfo_t *info, void *ctx)
+{
+	(void)ctx;
+	if ((sig == SIGINT || sig == SIGQUIT) && info->si_code == SI_KERNEL)
+		return;	/* the terminal's: PROG has it */
+	forward(sig);
+}
+
 static void run_signals(void)
 {
-	struct sigaction sa = { .sa_handler = forward };
+	struct sigaction sa = {
+		.sa_sigaction	= forward_info,
+		.sa_flags	= SA_SIGINFO,
+	};
 	size_t i;
 
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < ARRAY_SIZE(run_sigs); i++) {
 		sigaction(run_sigs[i], NULL, &run_old[i]);
-		if (run_old[i].sa_handler == SIG_IGN)
-			continue;
-		sa.sa_handler = run_sigs[i] == SIGINT ||
-				run_sigs[i] == SIGQUIT ? SIG_IGN : forward;
-		sigaction(run_sigs[i], &sa, NULL);
+		if (run_old[i].sa_handler != SIG_IGN)
+			sigaction(run_sigs[i], &sa, NULL);
 	}
 }
 
