@@ -83,15 +83,20 @@ static void exs_inet_unhash(struct sock *sk)
 {
 }
 
-/* Only sk_common_release() calls it: inet_create() undoing an init that
- * succeeded (a cgroup's socket-create BPF program refused the socket).
- * exs_release() ends otherwise.
+/* Only sk_common_release() calls it: inet_create() undoing a failed
+ * init, or one that succeeded (a cgroup's socket-create BPF program
+ * refused the socket).  exs_release() ends otherwise.
  */
 static void exs_inet_destroy(struct sock *sk)
 {
 	struct exs_sock *exs = exs_sk(sk);
 	struct socket *native;
 
+	/* init failed before exs_sock_init() (the native socket refused:
+	 * an LSM, a cgroup program): on no list, nothing to undo
+	 */
+	if (!exs->native)
+		return;
 	/* as exs_release(): a socket dump that found it before the
 	 * unlink reads native under the lock, so it goes under it
 	 */
@@ -146,7 +151,7 @@ static struct inet_protosw exs_inet6_protosw = {
 	.ops		= &exs_inet_live_ops.v6,
 };
 
-const struct proto_ops *exs_inet_ops(const struct proto *prot)
+static const struct proto_ops *exs_inet_ops(const struct proto *prot)
 {
 	return prot == &exs_inet6_proto ? &exs_inet_live_ops.v6 :
 					  &exs_inet_live_ops.v4;

@@ -93,7 +93,6 @@ int exs_inet_init(void);
 void exs_inet_exit(void);
 int exs_inet_register(void);
 void exs_inet_unregister(void);
-const struct proto_ops *exs_inet_ops(const struct proto *prot);
 void exs_inet_child(struct sock *sk);
 
 /* Is @sk an AF_EXS sock, of the family or of IPPROTO_EXS? */

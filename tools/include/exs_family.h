@@ -17,18 +17,26 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The family the loaded module registered, or -1 if it is not loaded. */
-static inline int exs_family(void)
+/* A module parameter's value (at least @min), or -1 if the module is
+ * not loaded or the value is below @min.
+ */
+static inline int exs_param(const char *path, int min)
 {
-	FILE *f = fopen(EXS_FAMILY_SYSFS, "re");
-	int family = -1;
+	FILE *f = fopen(path, "re");
+	int val = -1;
 
 	if (!f)
 		return -1;
-	if (fscanf(f, "%d", &family) != 1 || family <= 0)
-		family = -1;
+	if (fscanf(f, "%d", &val) != 1 || val < min)
+		val = -1;
 	fclose(f);
-	return family;
+	return val;
+}
+
+/* The family the loaded module registered, or -1 if it is not loaded. */
+static inline int exs_family(void)
+{
+	return exs_param(EXS_FAMILY_SYSFS, 1);
 }
 
 /* IPPROTO_EXS as the loaded module registered it; 0 if none, -1 if the
@@ -36,15 +44,7 @@ static inline int exs_family(void)
  */
 static inline int exs_ipproto(void)
 {
-	FILE *f = fopen(EXS_IPPROTO_SYSFS, "re");
-	int proto = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &proto) != 1 || proto < 0)
-		proto = -1;
-	fclose(f);
-	return proto;
+	return exs_param(EXS_IPPROTO_SYSFS, 0);
 }
 
 /* Is this socket() call a TCP stream socket that AF_EXS can stand in for? */
