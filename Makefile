@@ -23,7 +23,8 @@ BIN	:= $(BUILD)/bin
 
 PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
 	   $(BIN)/exs_race $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz $(BIN)/exs_fuzz \
-	   $(BIN)/exs_badpeer $(BIN)/exs_deadpeer $(BIN)/exs_gohttp
+	   $(BIN)/exs_badpeer $(BIN)/exs_deadpeer $(BIN)/exs_gohttp \
+	   $(BIN)/exs_cgrefuse $(BIN)/exs_conntime $(BIN)/exs_busypoll
 TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig \
 	   $(BIN)/exs_bench $(BIN)/smc_ueid
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \
@@ -64,17 +65,24 @@ $(BIN)/exs_%: selftests/exs_%.c $(HDRS) | $(BIN)
 $(BIN)/libexs-preload.so: tools/preload/exs_preload.c $(HDRS) | $(BIN)
 	$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
 
-# exsconfig transparent's BPF program (clang), in exsconfig as a libbpf
-# skeleton (bpftool)
+# BPF programs (clang), each in its program as a libbpf skeleton
+# (bpftool): exsconfig transparent's, and exs_cgrefuse's
 GEN	:= $(BUILD)/gen
 CLANG	?= clang
 $(GEN):
 	mkdir -p $@
 $(GEN)/transparent.bpf.o: tools/exsconfig/transparent.bpf.c | $(GEN)
+$(GEN)/exs_cgrefuse.bpf.o: selftests/exs_cgrefuse.bpf.c | $(GEN)
+$(GEN)/transparent.bpf.o $(GEN)/exs_cgrefuse.bpf.o:
 	$(CLANG) -O2 -g -target bpf -I/usr/include/$$($(CC) -dumpmachine) \
 		-c $< -o $@
 $(GEN)/transparent.skel.h: $(GEN)/transparent.bpf.o
 	bpftool gen skeleton $< name exs_transparent > $@.tmp && mv $@.tmp $@
+$(GEN)/exs_cgrefuse.skel.h: $(GEN)/exs_cgrefuse.bpf.o
+	bpftool gen skeleton $< name exs_cgrefuse > $@.tmp && mv $@.tmp $@
+
+$(BIN)/exs_cgrefuse: selftests/exs_cgrefuse.c $(GEN)/exs_cgrefuse.skel.h $(HDRS) | $(BIN)
+	$(CC) $(CFLAGS) -I$(GEN) -o $@ $< $$(pkg-config --cflags --libs libbpf)
 
 EXSCONFIG_SRC := $(filter-out %.bpf.c,$(wildcard tools/exsconfig/*.c))
 $(BIN)/exsconfig: $(EXSCONFIG_SRC) $(wildcard tools/exsconfig/*.h) $(HDRS) \

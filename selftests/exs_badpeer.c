@@ -14,7 +14,10 @@
  * connection of its own, with the key the server gave the other one.
  * A third, "no-rtu", never answers the server's REP and writes its port
  * there: it holds the server's child in the CM's handshake until the file
- * goes (exit 0: no REJ came meanwhile).
+ * goes (exit 0: no REJ came meanwhile).  A fourth, "hog", connects
+ * claiming a 1 MiB ring, which its server mirrors in a send buffer, says
+ * "up" there and holds the connection until the file goes; exit 3 when
+ * the server refused it (its ring memory limits: mem.c).
  *
  * REQ cases must be rejected (RDMA_CM_EVENT_REJECTED).  The others connect
  * as a correct client would (REQ, READY), then misbehave; the server must
@@ -682,12 +685,11 @@ static void publish(const char *text)
 		die(cfg.keyfile);
 }
 
-static void hold(uint32_t rkey, uint32_t rlen)
+/* Say @text in the keyfile, then keep the connection until it goes:
+ * exit 0 if the server left the connection alone meanwhile.
+ */
+static void hold_until_gone(const char *text)
 {
-	char text[64];
-
-	snprintf(text, sizeof(text), "%llu %u\n",
-		 (unsigned long long)be64toh(rep.ring_addr), rkey);
 	publish(text);
 	if (!await_end(cfg.keyfile)) {
 		fprintf(stderr, "exs_badpeer: the held connection ended\n");
@@ -700,6 +702,15 @@ static void hold(uint32_t rkey, uint32_t rlen)
 	}
 	rdma_disconnect(id);
 	exit(0);
+}
+
+static void hold(uint32_t rkey, uint32_t rlen)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%llu %u\n",
+		 (unsigned long long)be64toh(rep.ring_addr), rkey);
+	hold_until_gone(text);
 }
 
 /* "no-rtu": the server's REP came (main() connected without a QP, so
@@ -745,6 +756,22 @@ static void other_ring(uint32_t rkey, uint32_t rlen)
 	write_at(addr, 4096, key, false, 0);
 }
 
+/* A REQ claiming a 1 MiB ring: the server mirrors it in a send buffer
+ * that size, pinned while the connection lives.
+ */
+static void req_ring_big(struct wire_req *q, size_t *len)
+{
+	q->ring_len = htobe32(1u << 20);
+}
+
+/* A correct connection that costs its server as much as one can, held
+ * until the keyfile goes (it says "up" there meanwhile)
+ */
+static void hog(uint32_t rkey, uint32_t rlen)
+{
+	hold_until_gone("up\n");
+}
+
 struct bad_case {
 	const char *name;
 	const char *what;
@@ -759,6 +786,7 @@ struct bad_case {
 	bool refused;
 	bool share;		/* our REQ builds a QP to carry more */
 	bool v3;		/* our REQ speaks version 3 alone */
+	bool may_reject;	/* @req's REQ is good: refused, exit 3 */
 };
 
 #define REQ(n, f, w)	{ .name = n, .what = w, .req = f }
@@ -826,6 +854,9 @@ static const struct bad_case cases[] = {
 	  .run = other_ring, .keyfile = true, .refused = true },
 	{ .name = "no-rtu", .what = "a REP never answered with an RTU",
 	  .run = no_rtu, .keyfile = true, .no_qp = true },
+	{ .name = "hog", .what = "a connection claiming a 1 MiB ring, held open",
+	  .req = req_ring_big, .run = hog, .keyfile = true,
+	  .may_reject = true },
 };
 
 static const struct bad_case *find_case(const char *name)
@@ -949,7 +980,9 @@ int main(int argc, char **argv)
 		c->run(0, 0);
 	}
 	got = expect(RDMA_CM_EVENT_ESTABLISHED);
-	if (c->req) {
+	if (c->may_reject && got == RDMA_CM_EVENT_REJECTED)
+		return 3;
+	if (c->req && !c->may_reject) {
 		if (got == RDMA_CM_EVENT_REJECTED)
 			return 0;
 		fprintf(stderr, "exs_badpeer: %s: %s, not rejected\n", c->name,

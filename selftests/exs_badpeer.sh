@@ -174,10 +174,59 @@ exs_check "the connection whose ring it aimed at was left alone" wait "$held"
 
 exs_check "the correct connection beside them moved its bytes intact" \
 	wait "$bystander"
+
+# A peer that opens streams until the limits are reached: eight "hog"s,
+# each claiming a 1 MiB ring (256 pages mirrored here, with this host's
+# own 64), held open, against a cap of four: the peer's
+# (net.exs.ring_mem_peer), then the namespace's (net.exs.ring_mem, the
+# initial one's: the host's).  Four are taken, four refused (exit 3,
+# RingMemRefused), RingMemPages stays at the cap (printed), and all of
+# it goes once they do.
+ring_pages_at() { [ "$(exs_stat RingMemPages)" -le "$1" ]; }
+hog_settled() {	# each hog up, or refused
+	local i
+	for i in $(seq 8); do
+		[ -e "$EXS_TMP/hog.$i" ] || [ -e "$EXS_TMP/hog.$i.rc" ] || return 1
+	done
+}
+hog_run() {	# hog_run SYSCTL: eight hogs against SYSCTL at four's pages
+	local cap=$((4 * (256 + 64))) refused0 pages up refused i
+	local hogs=()
+	exs_check "$1: the connections before are gone: RingMemPages 0" \
+		exs_wait_until 60 ring_pages_at 0
+	refused0=$(exs_stat RingMemRefused)
+	exs_sysctl "net.exs.$1=$cap"
+	rm -f "$EXS_TMP"/hog.*
+	for i in $(seq 8); do
+		(exs_badpeer -a $addr -p $port -c hog -k "$EXS_TMP/hog.$i" -t 300
+		 echo $? > "$EXS_TMP/hog.$i.rc") &
+		hogs+=($!)
+	done
+	if exs_wait_until 120 hog_settled; then
+		pages=$(exs_stat RingMemPages)
+		up=$(ls "$EXS_TMP"/hog.? 2>/dev/null | wc -l)
+		refused=$(cat "$EXS_TMP"/hog.?.rc 2>/dev/null | grep -c '^3$')
+		exs_assert "$1: $up held, $refused refused (4 and 4), RingMemRefused +$(($(exs_stat RingMemRefused) - refused0))" \
+			"[ $up = 4 ] && [ $refused = 4 ] && [ $(($(exs_stat RingMemRefused) - refused0)) = 4 ]"
+		exs_check "$1: RingMemPages $pages, the cap $cap" \
+			[ "$pages" -eq "$cap" ]
+	else
+		exs_fail "$1" "the eight connections never settled"
+	fi
+	rm -f "$EXS_TMP"/hog.?
+	wait "${hogs[@]}"
+	exs_check "$1: the held ones were left alone, and left in order" \
+		[ "$(cat "$EXS_TMP"/hog.?.rc | grep -vc '^[03]$')" = 0 ]
+	exs_sysctl_restore
+	exs_check "$1: their rings went with them" \
+		exs_wait_until 60 ring_pages_at 0
+}
+hog_run ring_mem_peer
+hog_run ring_mem
 kill "$server" "$lo_server"
 wait "$server" "$lo_server" 2>/dev/null
 exs_rxe_loop_del exsbp0
 exs_check "nothing was left behind: the module unloads" rmmod af_exs
-exs_check "the module loads again" insmod "$EXS_MODULE"
+exs_check "the module loads again" exs_insmod
 
 exs_tap_end

@@ -61,6 +61,6 @@ exs_tally netlink "$(sed -n 's/^# netlink_messages=\([0-9]*\).*/\1/p' "$EXS_TMP/
 
 exs_rxe_loop_del exsfz0
 exs_check "the module unloads after the fuzzing" rmmod af_exs
-exs_check "the module loads again" insmod "$EXS_MODULE"
+exs_check "the module loads again" exs_insmod
 
 exs_tap_end

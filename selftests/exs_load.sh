@@ -54,7 +54,8 @@ no_sockets() {
 }
 
 fallbacks="FallbackNoRdma FallbackNoDevice FallbackPeerReject FallbackTimeout
-	FallbackNoMem FallbackNegCache"
+	FallbackVersion FallbackNoMem FallbackPolicy FallbackNegCache
+	FallbackNoAnswer FallbackGateway"
 
 # --- 1. a thousand connections at once -------------------------------------
 name="$conns connections at once"

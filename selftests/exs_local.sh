@@ -19,6 +19,8 @@ echo "# exs_stream"
 exs_stream
 echo "# exs_race"
 exs_race 200
+echo "# exs_cgrefuse: a cgroup's socket-create program refuses, as nobody"
+exs_cgrefuse 200
 
 # transfer ADDR FAMILY-FLAG MODE CLIENT SERVER: CLIENT and SERVER are
 # "exs" or "tcp"; every connected socket must be plain TCP afterwards.
@@ -276,7 +278,7 @@ exs_check "rmmod succeeds once the last socket is closed" rmmod af_exs
 exs_run "preload passes through without the module" \
 	bash -c "exs_connect -l -p 29999 -e inet >/dev/null & sleep 0.5;
 		 exs-run exs_connect -a 127.0.0.1 -p 29999 -e inet && wait \$!"
-exs_check "the module loads again" insmod "${EXS_MODULE:-$(modinfo -n af_exs 2>/dev/null)}"
+exs_check "the module loads again" exs_insmod "${EXS_MODULE:-$(modinfo -n af_exs 2>/dev/null)}"
 
 # Load and unload in a loop, a socket used in between: every round clean
 # (exs-vm fails the run on any kernel report or leak).  EXS_UNLOAD_ROUNDS:
@@ -286,7 +288,7 @@ cycle() {
 	local i mod=${EXS_MODULE:-$(modinfo -n af_exs 2>/dev/null)}
 	for ((i = 0; i < rounds; i++)); do
 		rmmod af_exs || return 1
-		insmod "$mod" || return 1
+		exs_insmod "$mod" || return 1
 		exs_connect -l -x -p 29998 -e inet -n 1000 > /dev/null &
 		exs_wait_listen 29998 10 &&
 			exs_connect -x -a 127.0.0.1 -p 29998 -e inet -n 1000 &&

@@ -101,7 +101,7 @@ exs_check "$name: counted as RDMA" [ $(($(exs_stat ConnectRdma) - rdma)) = 1 ]
 exs_check "$name: every socket is released" exs_wait_until 60 exs_no_sockets
 exs_rxe_loop_del exsnm0
 exs_check "$name: the module unloads" rmmod af_exs
-exs_check "$name: and loads again" insmod "$EXS_MODULE"
+exs_check "$name: and loads again" exs_insmod
 
 # --- 3. the tasks' own allocations ---------------------------------------------
 # Last.  Run outside a tmpfs of their own, the marked programs broke the

@@ -142,7 +142,8 @@ share_qp
 # second must take the rider the one before it left.  b lets its parked
 # riders go after 2 s (twice its reuse_idle_ms), a keeps its own 10 s:
 # before the last connect a waits 4 s, and the OPEN for the rider b let
-# go is refused; a starts afresh, on a queue pair of its own, not TCP.
+# go is refused; a starts afresh on the link, which stays: a JOIN, not
+# TCP, nor a queue pair of its own.
 share_park() {
 	local name="ipv4 exs, a parked rider taken by each next connection"
 	local port=21016 n=6 bytes=$(kib 256) shared reused rdma pkts
@@ -159,8 +160,8 @@ share_park() {
 		exs_sysctl net.exs.reuse_idle_ms=1000
 		share_serve "$name" $port $n park
 		exs_sysctl_restore
-		exs_assert "$name: b: one JOIN, OPENs on the parked rider, one refused" \
-			'[ $(($(exs_stat AcceptShared) - shared)) -eq 1 ] &&
+		exs_assert "$name: b: a JOIN, OPENs on the parked rider, one refused, a JOIN" \
+			'[ $(($(exs_stat AcceptShared) - shared)) -eq 2 ] &&
 			[ $(($(exs_stat AcceptReuse) - reused)) -eq $((n - 2)) ] &&
 			[ $(($(exs_stat RdmaReject) - rdma)) -eq 1 ]'
 	else
@@ -170,8 +171,8 @@ share_park() {
 		exs_run "$name" exs-run python3 "$here/exs_share.py" \
 			park $peer4 $port $n "$bytes" 4
 		exs_sysctl_restore
-		exs_assert "$name: a: one JOIN, then the parked rider, then afresh" \
-			'[ $(($(exs_stat ConnectShared) - shared)) -eq 1 ] &&
+		exs_assert "$name: a: a JOIN, then the parked rider, then a JOIN afresh" \
+			'[ $(($(exs_stat ConnectShared) - shared)) -eq 2 ] &&
 			[ $(($(exs_stat ConnectReuse) - reused)) -eq $((n - 2)) ] &&
 			[ $(($(exs_stat ConnectRdma) - rdma)) -eq $((n + 1)) ]'
 	fi
@@ -214,6 +215,153 @@ share_park_refused() {
 	fi
 }
 share_park_refused
+
+# A parked rider whose channel the other host gave to another stream:
+# b lets its riders go as they end (net.exs.reuse_idle_ms 0), a parks
+# its own.  Connection 1 parks at a only; connection 2 (a ring of
+# another size, so it takes no parked rider) JOINs and gets at b the
+# channel b let go; connection 3 takes a's parked rider, and its OPEN
+# reaches connection 2's stream at b.  That OPEN is refused (RdmaReject),
+# 3 JOINs afresh, over RDMA, and no stream is reset, no protocol error
+# counted (exs_share.py taken).
+share_park_taken() {
+	local name="ipv4 exs, an OPEN for a parked rider whose channel was taken"
+	local port=21030 bytes=$(kib 256) shared reused rdma rej perr
+	local here
+	here=$(dirname "$0")
+	perr=$(exs_stat ProtocolErrors)
+	if [ "$host" = b ]; then
+		shared=$(exs_stat AcceptShared) rej=$(exs_stat RdmaReject)
+		exs_sysctl net.exs.reuse_idle_ms=0
+		share_serve "$name" $port 3 park
+		exs_sysctl_restore
+		shared=$(($(exs_stat AcceptShared) - shared))
+		rej=$(($(exs_stat RdmaReject) - rej))
+		exs_assert "$name: b: $shared JOINs (3), $rej refused (1)" \
+			"[ $shared -eq 3 ] && [ $rej -eq 1 ]"
+	else
+		shared=$(exs_stat ConnectShared) reused=$(exs_stat ConnectReuse)
+		rdma=$(exs_stat ConnectRdma) rej=$(exs_fallbacks)
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=25 \
+			net.exs.reuse_idle_ms=10000
+		exs_run "$name" exs-run python3 "$here/exs_share.py" \
+			taken $peer4 $port "$bytes"
+		exs_sysctl_restore
+		shared=$(($(exs_stat ConnectShared) - shared))
+		reused=$(($(exs_stat ConnectReuse) - reused))
+		rdma=$(($(exs_stat ConnectRdma) - rdma))
+		rej=$(($(exs_fallbacks) - rej))
+		exs_assert "$name: a: $shared JOINs (3), $reused reused (0), $rdma over RDMA (4), $rej fell back (0)" \
+			"[ $shared -eq 3 ] && [ $reused -eq 0 ] && [ $rdma -eq 4 ] && [ $rej -eq 0 ]"
+	fi
+	exs_check "$name: $host: no protocol error" \
+		[ "$(exs_stat ProtocolErrors)" -eq "$perr" ]
+}
+share_park_taken
+
+# What a peer makes this host pin is bounded and charged (mem.c): b
+# caps what one peer's accepted streams pin (net.exs.ring_mem_peer) at
+# four streams' rings (1 MiB each way: 512 pages a stream), and serves
+# from a memory cgroup of its own.  a opens six connections and holds
+# them: four are RDMA, the last two are refused (RingMemRefused,
+# FallbackNoMem) and go to TCP, every byte intact.  While a holds them
+# all open, b reads RingMemPages (the cap, printed) and its cgroup's
+# kernel memory (grown by the four streams' rings at least); once they
+# closed, RingMemPages is back where it was.  With "req" every
+# connection is a queue pair of its own (a REQ each), with "join" they
+# ride the first one's link (JOINs).
+ring_mem_ring_pages() { [ "$(exs_stat RingMemPages)" -le "$1" ]; }
+ring_mem_bound() {	# ring_mem_bound req|join PORT ACK-TIMEOUT
+	local name="ipv4 exs, accepted rings bounded per peer, charged ($1)"
+	local port=$2 n=5 cap=2048 here base cg err sharing=0 reuse=0
+	local refused acc tcp rdma rej peak kmem0= kmem memory_on=
+	here=$(dirname "$0")
+	[ "$1" = join ] && sharing=1 reuse=10000
+	if [ "$host" = b ]; then
+		cg=/sys/fs/cgroup/exs-ringmem.$port err=$EXS_TMP/ringmem.$port.err
+		# what the cases before left parked goes first (2 x 10 s):
+		# one that went mid-case would make room under the cap
+		if ! exs_wait_until 60 ring_mem_ring_pages 0; then
+			exs_fail "$name" "RingMemPages $(exs_stat RingMemPages) left by earlier cases"
+			ready "$name"
+			return
+		fi
+		base=0
+		[ -e /sys/fs/cgroup/cgroup.subtree_control ] || cg=
+		if [ -n "$cg" ] &&
+		   ! grep -qw memory /sys/fs/cgroup/cgroup.subtree_control; then
+			echo +memory > /sys/fs/cgroup/cgroup.subtree_control &&
+				memory_on=1
+		fi
+		[ -n "$cg" ] && mkdir -p "$cg"
+		refused=$(exs_stat RingMemRefused) acc=$(exs_stat AcceptRdma)
+		tcp=$(exs_stat AcceptTcp)
+		exs_sysctl net.exs.ring_size=1048576 net.exs.reuse_idle_ms=0 \
+			net.exs.ring_mem_peer=$((base + cap))
+		(if [ -n "$cg" ]; then echo "$BASHPID" > "$cg/cgroup.procs"; fi &&
+			exec exs-run python3 "$here/exs_share.py" listen $port $n) \
+			2> "$err" &
+		EXS_PIDS+=($!)
+		exs_wait_listen $port 60
+		# the server's own kernel memory is in it by now
+		[ -n "$cg" ] &&
+			kmem0=$(awk '$1 == "kernel" { print $2 }' "$cg/memory.stat" 2>/dev/null)
+		ready "$name"
+		# a holds them all open until b has looked
+		if exs_wait_file "$share/ringmem.up.$port" 180; then
+			peak=$(exs_stat RingMemPages)
+			[ -n "$cg" ] &&
+				kmem=$(awk '$1 == "kernel" { print $2 }' "$cg/memory.stat" 2>/dev/null)
+		fi
+		touch "$share/ringmem.seen.$port"
+		if wait "${EXS_PIDS[-1]}"; then
+			exs_ok "$name: server side"
+		else
+			exs_fail "$name: server side"
+			sed 's/^/#   /' "$err"
+		fi
+		exs_sysctl_restore
+		refused=$(($(exs_stat RingMemRefused) - refused))
+		acc=$(($(exs_stat AcceptRdma) - acc)) tcp=$(($(exs_stat AcceptTcp) - tcp))
+		exs_assert "$name: b: $acc RDMA (4), $tcp TCP (2), $refused refused (2)" \
+			"[ $acc -eq 4 ] && [ $tcp -eq 2 ] && [ $refused -eq 2 ]"
+		exs_check "$name: b: with all open, RingMemPages $((${peak:-0} - base)) over $base, the cap $cap" \
+			[ $((${peak:-0} - base)) -eq $cap ]
+		if [ -n "$kmem0" ]; then
+			exs_check "$name: b: its cgroup's kernel memory grew $(((${kmem:-0} - kmem0) >> 20)) MiB (8 at least)" \
+				[ $((${kmem:-0} - kmem0)) -ge $((8 << 20)) ]
+		else
+			exs_skip "$name: b: charged to its cgroup" "no memory controller"
+		fi
+		exs_check "$name: b: RingMemPages back to $base once they closed" \
+			exs_wait_until 60 ring_mem_ring_pages "$base"
+		if [ -n "$cg" ]; then
+			rmdir "$cg" 2>/dev/null
+			[ -n "$memory_on" ] &&
+				echo -memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+		fi
+	else
+		rdma=$(exs_stat ConnectRdma) rej=$(exs_stat FallbackNoMem)
+		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+		exs_sysctl net.exs.share_qp=$sharing net.exs.ack_timeout="$3" \
+			net.exs.ring_size=1048576 net.exs.reuse_idle_ms=$reuse
+		# once all are up (step 1), b looks before they move or close
+		printf '#!/bin/sh\n[ "$1" = 1 ] || exit 0\ntouch %s\nfor i in $(seq 1800); do [ -e %s ] && exit 0; sleep 0.1; done\nexit 1\n' \
+			"$share/ringmem.up.$port" "$share/ringmem.seen.$port" \
+			> "$EXS_TMP/ringmem.$port.look"
+		chmod +x "$EXS_TMP/ringmem.$port.look"
+		exs_run "$name" exs-run python3 "$here/exs_share.py" \
+			hold $peer4 $port $n "$(kib 1024)" "$EXS_TMP/ringmem.$port.look"
+		exs_sysctl_restore
+		rdma=$(($(exs_stat ConnectRdma) - rdma))
+		rej=$(($(exs_stat FallbackNoMem) - rej))
+		exs_assert "$name: a: $rdma over RDMA (4), $rej refused to TCP, FallbackNoMem (2)" \
+			"[ $rdma -eq 4 ] && [ $rej -eq 2 ]"
+	fi
+}
+ring_mem_bound req 21031 26
+ring_mem_bound join 21032 27
 
 # Small messages on a shared queue pair go in batches (batch.c): while
 # one awaits its ack, the next ones of every connection on it gather in
@@ -316,14 +464,15 @@ timed_out() {
 }
 
 # A peer whose RDMA never answers (a firewall that drops RoCE, say): tc
-# drops every RoCEv2 packet a sends, so its REQ goes nowhere.  a's
-# connect must go to TCP at connect_timeout_ms (1 s here), counted as
-# FallbackTimeout, and the module's log must say the REQ had no REP.
+# drops every RoCEv2 packet a sends, so its REQ goes nowhere.  With no
+# head start for TCP (connect_race_ms 0), a's connect must go to TCP at
+# connect_timeout_ms (1 s here), counted as FallbackTimeout, and the
+# module's log must say the REQ had no REP.
 # No negative-cache entry outlives the case; a ring size of its own
 # keeps parked queue pairs out of it, and net.exs.share_qp 0 those that
 # carry others.
 no_rep() {
-	local name="the peer's RDMA never answers: TCP after connect_timeout_ms"
+	local name="the peer's RDMA never answers, no race: TCP after connect_timeout_ms"
 	local port=21012 stat=$EXS_TMP/no_rep.stat timeouts
 
 	roce_netem_works || { exs_skip "$name" "no tc prio, netem or u32"; return; }
@@ -334,7 +483,7 @@ no_rep() {
 	exs_stat_save "$stat"
 	timeouts=$(exs_stat FallbackTimeout)
 	exs_sysctl net.exs.connect_timeout_ms=1000 net.exs.neg_cache_ttl_ms=0 \
-		net.exs.ring_size=65536 net.exs.share_qp=0
+		net.exs.ring_size=65536 net.exs.share_qp=0 net.exs.connect_race_ms=0
 	roce_netem exs0 "loss 100%"
 	pair_xfer "$name" $port "" "-x -a $peer4 -e inet -n 100000"
 	tc qdisc del dev exs0 root
@@ -406,7 +555,7 @@ link_wait_deadline() {
 	await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
 	exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=18 \
 		net.exs.ring_size=16384 net.exs.neg_cache_ttl_ms=0 \
-		net.exs.connect_timeout_ms=60000
+		net.exs.connect_timeout_ms=60000 net.exs.connect_race_ms=0
 	roce_netem exs0 "loss 100%"
 	if exs-run python3 "$here/exs_share.py" linkwait $peer4 $port \
 		2> "$EXS_TMP/linkwait.err"; then
@@ -611,6 +760,70 @@ PY
 }
 share_fair
 
+# A SO_REUSEPORT group (listeners.c): four IPPROTO_EXS listeners on one
+# port of b, which take SO_REUSEPORT on 6.1 too, and 48 connections from
+# a, one after another, the first held open: every listener must accept
+# RDMA connections, and none come by TCP.  Twice: with the links shared
+# (the first connection sends a REQ, the others JOIN its link or OPEN a
+# channel of it parked: b counts some), and with sharing and parking off
+# (each one a REQ of its own: b counts neither).  Before the group, only
+# the first listener took RDMA; the others listened for TCP alone
+# (ListenTcpOnly).
+reuseport_group() {
+	local name="a SO_REUSEPORT group of 4: every listener takes RDMA"
+	local round port tcponly fb joined
+	for round in shared own; do
+		case $round in
+		shared) port=21046 ;;
+		own) port=21047 ;;
+		esac
+		if [ "$host" = b ]; then
+			tcponly=$(exs_stat ListenTcpOnly)
+			joined=$(($(exs_stat AcceptShared) + $(exs_stat AcceptReuse)))
+			exs_bg timeout 300 python3 "$(dirname "$0")/exs_reuseport.py" \
+				listen $port 4 48 240 > "$EXS_TMP/reuseport.out" 2>&1
+			exs_wait_listen $port 30
+			ready "$name $round"
+			await_done "$name $round"
+			# its last accept came before a's last echo
+			exs_wait_until 10 bash -c "! kill -0 ${EXS_PIDS[-1]} 2>/dev/null"
+			kill "${EXS_PIDS[-1]}" 2>/dev/null
+			if wait "${EXS_PIDS[-1]}"; then
+				exs_ok "$name ($round links): b: each listener's accepts"
+			else
+				exs_fail "$name ($round links): b: each listener's accepts"
+			fi
+			sed 's/^/# /' "$EXS_TMP/reuseport.out"
+			exs_check "$name ($round links): b: all four listened for RDMA" \
+				[ "$(exs_stat ListenTcpOnly)" -eq "$tcponly" ]
+			joined=$(($(exs_stat AcceptShared) + $(exs_stat AcceptReuse) - joined))
+			if [ $round = shared ]; then
+				exs_check "$name (shared links): b: JOINs or OPENs came ($joined)" \
+					[ "$joined" -gt 0 ]
+			else
+				exs_check "$name (own links): b: every one a REQ" \
+					[ "$joined" -eq 0 ]
+			fi
+			continue
+		fi
+		if ! await_ready "$name $round"; then
+			exs_fail "$name ($round links)" "server never ready"
+			done_ "$name $round"
+			continue
+		fi
+		[ $round = own ] &&
+			exs_sysctl net.exs.share_qp=0 net.exs.reuse_idle_ms=0
+		fb=$(exs_fallbacks)
+		exs_run "$name ($round links): a: 48 connects over RDMA" \
+			python3 "$(dirname "$0")/exs_reuseport.py" connect $peer4 $port 48
+		exs_sysctl_restore
+		exs_check "$name ($round links): a: none fell back" \
+			[ "$(exs_fallbacks)" -eq "$fb" ]
+		done_ "$name $round"
+	done
+}
+reuseport_group
+
 # unmodified_run NAME "SERVER CMD" "CLIENT CMD": both under exs-run
 unmodified_run() {
 	local name=$1 server=$2 client=$3 port=$4
@@ -702,6 +915,179 @@ else
 	exs_skip "a Go HTTP server and client (static binaries) under exs-run" \
 		"no update_socket_protocol() here: exs-run preloads, which Go's own system calls bypass"
 fi
+
+# nginx's reuseport with 4 workers under exs-run (by BPF, 6.12: the
+# preload's AF_EXS-family sockets refuse SO_REUSEPORT on 6.1), wrk's 64
+# connections from a: every one over RDMA, and every worker served some
+# (its pid in the access log: each worker accepts on a listener of its
+# own in the group).
+nginx_reuseport() {
+	local name="nginx, reuseport, 4 workers under exs-run: every worker serves RDMA"
+	local conf=$EXS_TMP/nginx-rp.conf log=$EXS_TMP/nginx-rp.log acc tcp
+	local rdma fb
+	if [ "$host" = b ]; then
+		mkdir -p "$EXS_TMP/rp"
+		head -c 4096 /dev/urandom > "$EXS_TMP/rp/4k"
+		: > "$log"
+		cat > "$conf" <<-EOF
+		worker_processes 4;
+		pid $EXS_TMP/nginx-rp.pid;
+		error_log $EXS_TMP/nginx-rp.err;
+		events { worker_connections 256; }
+		http {
+			log_format workers '\$pid';
+			access_log $log workers;
+			client_body_temp_path $EXS_TMP;
+			proxy_temp_path $EXS_TMP;
+			fastcgi_temp_path $EXS_TMP;
+			uwsgi_temp_path $EXS_TMP;
+			scgi_temp_path $EXS_TMP;
+			server { listen $peer4:8082 reuseport; root $EXS_TMP/rp; }
+		}
+		EOF
+		acc=$(exs_stat AcceptRdma) tcp=$(exs_stat AcceptTcp)
+		exs_bg exs-run nginx -e "$EXS_TMP/nginx-rp.err" -c "$conf" \
+			-g 'daemon off;'
+		exs_wait_listen 8082 30
+		ready "$name"
+		await_done "$name"
+		kill "${EXS_PIDS[-1]}" 2>/dev/null
+		wait "${EXS_PIDS[-1]}" 2>/dev/null
+		sort "$log" | uniq -c | sed 's/^/# requests by worker pid: /'
+		exs_check "$name: b: all 4 workers served" \
+			[ "$(sort -u "$log" | wc -l)" -eq 4 ]
+		exs_assert "$name: b: 64 connections accepted over RDMA, none by TCP" \
+			'[ $(($(exs_stat AcceptRdma) - acc)) -ge 64 ] &&
+			[ "$(exs_stat AcceptTcp)" -eq "$tcp" ]'
+		return
+	fi
+	await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+	rdma=$(exs_stat ConnectRdma) fb=$(exs_fallbacks)
+	exs_run "$name: a: wrk, 64 connections" exs-run wrk -t 2 -c 64 -d 5s \
+		--timeout 30s "http://$peer4:8082/4k"
+	sed 's/^/# /' "$EXS_TMP/run.log" | grep -E 'Requests/sec|errors|Non-2xx'
+	exs_check "$name: a: every response a 200, no socket error" \
+		bash -c "! grep -qE 'Socket errors|Non-2xx' '$EXS_TMP/run.log'"
+	exs_assert "$name: a: 64 connections over RDMA, none fell back" \
+		'[ $(($(exs_stat ConnectRdma) - rdma)) -ge 64 ] &&
+		[ "$(exs_fallbacks)" -eq "$fb" ]'
+	done_ "$name"
+}
+if grep -qw update_socket_protocol /proc/kallsyms && command -v nginx >/dev/null &&
+   command -v wrk >/dev/null; then
+	nginx_reuseport
+else
+	exs_skip "nginx, reuseport, 4 workers under exs-run" \
+		"no update_socket_protocol() (the preload's sockets refuse SO_REUSEPORT), nginx or wrk"
+fi
+
+# Busy polling reaches an epoll waiter (busy_poll.c): a ping-pong of
+# 64-byte messages over RDMA, the client waiting in epoll_wait() for each
+# answer, 500 round trips, once with net.core.busy_poll 0 and once with
+# 200 ms (longer than an emulated round trip).  Without, the client's
+# thread sleeps about once a round trip; with, it spins instead: at most
+# a quarter as many sleeps.  Both printed.
+busy_poll_epoll() {
+	local name="epoll with net.core.busy_poll: the waiter spins, not sleeps"
+	local port=21042 off on
+
+	if [ "$host" = b ]; then
+		for port in 21042 21043; do
+			# bounded: a client that never comes must not hold b
+			exs_bg timeout 300 exs_busypoll -l -p $port
+			exs_wait_listen $port 30
+			ready "$name $port"
+			wait "${EXS_PIDS[-1]}" ||
+				exs_fail "$name: b: server on $port"
+		done
+		return
+	fi
+	await_ready "$name 21042" &&
+	exs_sysctl net.core.busy_poll=0 &&
+	off=$(exs_busypoll -a $peer4 -p 21042 -n 500 2> "$EXS_TMP/bp.err") &&
+	await_ready "$name 21043" &&
+	exs_sysctl net.core.busy_poll=200000 &&
+	on=$(exs_busypoll -a $peer4 -p 21043 -n 500 2>> "$EXS_TMP/bp.err")
+	exs_sysctl_restore
+	off=${off##* } on=${on##* }
+	echo "# sleeps per round trip: ${off:-?} without busy polling, ${on:-?} with"
+	if [ -n "$off" ] && [ -n "$on" ] &&
+	   awk -v a="$off" -v b="$on" 'BEGIN { exit !(a >= 0.5 && b * 4 <= a) }'; then
+		exs_ok "$name"
+	else
+		exs_fail "$name"
+		sed 's/^/#   /' "$EXS_TMP/bp.err"
+	fi
+}
+busy_poll_epoll
+
+# A REQ answered after its head start: tc holds what b's CM sends (UD
+# SENDs, BTH opcode 0x64) 1 s, and a's connect_race_ms is 250 ms.  a
+# gives RDMA up and connects over TCP, counted as FallbackNoAnswer; b's
+# program accepts that TCP connection and nothing else, as the RDMA child
+# its late REP answered never reaches accept() (a never says READY): no
+# AcceptRdma at b.  An ack timeout of its own keeps a's links and parked
+# queue pairs to b out of it; the entry for b goes at the end.
+late_answer() {
+	local name="the REQ's answer comes after connect_race_ms: TCP, no RDMA accept"
+	local port=21041 noans acc
+
+	roce_netem_works || { exs_skip "$name" "no tc prio, netem or u32"; return; }
+	if [ "$host" = b ]; then
+		acc=$(exs_stat AcceptRdma)
+		roce_netem exs0 "delay 1000ms" match u8 0x64 0xff at 28
+		pair_xfer "$name" $port "-x -e inet -n 100000"
+		tc qdisc del dev exs0 root
+		exs_check "$name: b: no RDMA accept" \
+			[ "$(exs_stat AcceptRdma)" -eq "$acc" ]
+		return
+	fi
+	exsconfig flush
+	noans=$(exs_stat FallbackNoAnswer)
+	exs_sysctl net.exs.connect_race_ms=250 net.exs.ack_timeout=22
+	pair_xfer "$name" $port "" "-x -a $peer4 -e inet -n 100000"
+	exs_sysctl_restore
+	exs_check "$name: a: counted as FallbackNoAnswer" \
+		[ $(($(exs_stat FallbackNoAnswer) - noans)) -eq 1 ]
+	exsconfig flush
+}
+late_answer
+
+# RDMA goes only to nodes reached without a gateway, unless the map names
+# them (policy.c): b takes 10.0.9.2 as a second address, which a reaches
+# through b as its gateway.  a's connect there goes to TCP, counted as
+# FallbackGateway, with no REQ sent; with the map naming 10.0.9.2, the
+# next is RDMA (RoCEv2 is routed), its REQ answered within a head start
+# (3 s here: the rig's is off), after which it has its whole deadline.
+gateway() {
+	local name="a node behind a gateway: TCP, RDMA once the map names it"
+	local port=21040 gw reqs rdma
+
+	if [ "$host" = b ]; then
+		ip addr add 10.0.9.2/32 dev exs0
+		pair_xfer "$name" $port "-x -e inet -n 65536"
+		pair_xfer "$name: mapped" $port "-x -e exs -n 65536"
+		ip addr del 10.0.9.2/32 dev exs0
+		return
+	fi
+	ip route add 10.0.9.0/24 via $peer4
+	gw=$(exs_stat FallbackGateway) reqs=$(exs_cm_reqs)
+	pair_xfer "$name" $port "" "-x -a 10.0.9.2 -e inet -n 65536"
+	exs_assert "$name: a: counted as FallbackGateway, no REQ sent" \
+		'[ $(($(exs_stat FallbackGateway) - gw)) -eq 1 ] &&
+		[ "$(exs_cm_reqs)" = "$reqs" ]'
+	rdma=$(exs_stat ConnectRdma)
+	printf '10.0.9.2/32 -\n' > "$EXS_TMP/gateway.map"
+	exsconfig load "$EXS_TMP/gateway.map" >/dev/null
+	exs_sysctl net.exs.connect_race_ms=3000
+	pair_xfer "$name: mapped" $port "" "-x -a 10.0.9.2 -e exs -n 65536"
+	exs_sysctl_restore
+	exsconfig flush
+	ip route del 10.0.9.0/24
+	exs_check "$name: a: mapped, counted as ConnectRdma" \
+		[ $(($(exs_stat ConnectRdma) - rdma)) -eq 1 ]
+}
+gateway
 
 # The socket API and the data path of AF_EXS over RDMA against TCP's, case
 # by case: host a talks to itself over its RDMA address (Soft-RoCE loops it

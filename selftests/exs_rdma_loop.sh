@@ -172,6 +172,6 @@ exs_check "the RDMA connections were counted ($(($(exs_stat ConnectRdma) - rdma)
 exs_rxe_loop_del exsrl0
 exs_check "the module unloads after the RDMA connections" \
 	exs_wait_until 60 rmmod af_exs
-exs_check "the module loads again" insmod "$EXS_MODULE"
+exs_check "the module loads again" exs_insmod
 
 exs_tap_end && [ "$api" = 0 ]

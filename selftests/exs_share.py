@@ -30,6 +30,13 @@ before the second of them it connects to NOPORT, where nothing listens:
 that connect takes the parked rider, whose OPEN is refused, is refused
 as TCP's, and the rider must park again for the next.
 
+With taken (the server host lets its riders go as they end, this one
+parks its own), connection 1 ends and parks here only; connection 2,
+with a ring of its own size (it takes no parked rider), JOINs and gets
+the channel the server host let go; connection 3 takes connection 1's
+parked rider, whose OPEN reaches connection 2's stream there: it must be
+refused, 3 start afresh, and 2 go on untouched.
+
 With linkwait, a first connect that the link never answers (exs_pair.sh
 drops what this host sends to RoCEv2's port) waits out a long
 connect_timeout_ms, non-blocking; a second one, made with a short one,
@@ -46,6 +53,7 @@ burst, the same, but the N + 1 connects all start at once.
   exs_share.py pingpong ADDR PORT N ROUNDS
   exs_share.py stall ADDR PORT FLAG
   exs_share.py park ADDR PORT N BYTES [GONE [NOPORT]]
+  exs_share.py taken ADDR PORT BYTES
   exs_share.py hold ADDR PORT N BYTES CMD
   exs_share.py burst ADDR PORT N BYTES CMD
 
@@ -111,9 +119,20 @@ def serve(port, n):
         t.join()
 
 
-def opened(addr, port, idx, nodelay=False):
+# SOL_EXS and EXS_RING_SIZE (include/uapi/linux/af_exs.h)
+SOL_EXS = 300
+EXS_RING_SIZE = 3
+
+
+def opened(addr, port, idx, nodelay=False, ring=0):
     """Connection idx, up: its exchange tells the server which it is."""
-    s = socket.create_connection((addr, port), timeout=TIMEOUT)
+    if ring:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(SOL_EXS, EXS_RING_SIZE, ring)
+        s.settimeout(TIMEOUT)
+        s.connect((addr, port))
+    else:
+        s = socket.create_connection((addr, port), timeout=TIMEOUT)
     if nodelay:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     s.sendall(bytes([idx]))
@@ -286,6 +305,24 @@ def park(addr, port, n, nbytes, gone, noport):
     first.close()
 
 
+def taken(addr, port, nbytes):
+    first = opened(addr, port, 0)
+    before = parked()
+    transfer(opened(addr, port, 1), 1, nbytes)
+    await_parked(before, "connection 1")
+    # the server host's end of it goes at once; give its teardown time
+    # to free the channel, so that connection 2's JOIN takes it
+    time.sleep(2)
+    second = opened(addr, port, 2, ring=64 << 10)
+    third = opened(addr, port, 3)
+    transfer(third, 3, nbytes)
+    transfer(second, 2, nbytes)
+    first.shutdown(socket.SHUT_WR)
+    if first.recv(1):
+        failures.append("connection 0: bytes after the exchange")
+    first.close()
+
+
 def exchanged(s, idx, nbytes):
     """nbytes of idx's pattern each way, echoed and checked; s stays
     open"""
@@ -397,6 +434,8 @@ def main():
         serve(int(args[1]), int(args[2]))
     elif len(args) == 5 and args[0] == "connect":
         client(args[1], int(args[2]), int(args[3]), int(args[4]))
+    elif len(args) == 4 and args[0] == "taken":
+        taken(args[1], int(args[2]), int(args[3]))
     elif len(args) == 3 and args[0] == "linkwait":
         linkwait(args[1], int(args[2]))
     elif len(args) == 4 and args[0] == "stall":

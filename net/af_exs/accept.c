@@ -15,6 +15,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/ratelimit.h>
+#include <linux/memcontrol.h>
 #include <linux/slab.h>
 #include <rdma/ib_cm.h>
 #include <net/ipv6.h>
@@ -23,25 +24,11 @@
 
 #include "protocol.h"
 #include "conn.h"
+#include "mem.h"
 #include "mib.h"
 #include "netns.h"
 #include "ring.h"
 #include "trace.h"
-
-/* Listeners that take RDMA, by port: where an OPEN on a parked QP goes
- * (reuse.c).  Read under RCU from completion handlers.
- */
-static DEFINE_HASHTABLE(exs_listeners, 6);
-static DEFINE_SPINLOCK(exs_listeners_lock);
-
-/* The listener lives until its socket closed and no child points to it;
- * an OPEN may still look at it for a grace period.
- */
-static void exs_listener_put(struct exs_listener *lsn)
-{
-	if (refcount_dec_and_test(&lsn->ref))
-		kfree_rcu(lsn, rcu);
-}
 
 /* A child's connection ended (ESTABLISHED or failed); under conn->lock. */
 static void exs_child_event(struct exs_conn *conn)
@@ -84,32 +71,6 @@ static int exs_reject(struct rdma_cm_id *id, struct net *net,
 	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	EXS_INC_STATS(net, EXS_MIB_RDMAREJECT);
 	return 1;	/* rdma_cm destroys the child id */
-}
-
-/* Does the request fit this listener, as a TCP SYN would? */
-static bool exs_request_fits(const struct exs_listener *lsn,
-			     const struct exs_wire_peer *peer)
-{
-	/* a resume names its connection's own port, whichever listener
-	 * it reaches (exs_share_resume_port())
-	 */
-	if (peer->dport != lsn->port && !peer->resume)
-		return false;
-	if (lsn->family == AF_INET)
-		return peer->family == AF_INET;
-	return peer->family == AF_INET6 || !lsn->v6only;
-}
-
-/* Whether @lsn, bound to @daddr's address or to any, would take a TCP
- * segment for @daddr.
- */
-static bool exs_listener_addr_ok(const struct exs_listener *lsn,
-				 const struct in6_addr *daddr)
-{
-	return ipv6_addr_any(&lsn->addr) ||
-	       ipv6_addr_equal(&lsn->addr, daddr) ||
-	       (ipv6_addr_v4mapped(&lsn->addr) &&
-		lsn->addr.s6_addr32[3] == htonl(INADDR_ANY));
 }
 
 /* Take a place in @lsn's queue for a new child, as a SYN would: 0, or
@@ -216,16 +177,96 @@ static int exs_accept_rep(struct exs_conn *conn, struct rdma_cm_id *id)
 	return rdma_accept(id, &param);
 }
 
-static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
-			     const struct rdma_cm_event *ev)
+/* A REQ @lsn takes (exs_child_request()): it builds the child's QP and
+ * ring and accepts, or refuses.
+ */
+static int exs_child_place(struct exs_listener *lsn, struct rdma_cm_id *id,
+			   const struct exs_wire_peer *peer)
 {
 	struct net *net = lsn->net;
-	struct exs_wire_peer peer;
 	struct exs_conn *conn;
 	struct in6_addr node;
 	u32 rsize = 0, inline_max = 0;
 	int timeout_ms = exs_connect_timeout_ms(net);
 	__be16 unused;
+	int err;
+
+	if (!exs_request_fits(lsn, peer)) {
+		EXS_INC_STATS(net, EXS_MIB_PROTOERR);
+		return exs_reject(id, net, EXS_WIRE_REJ_INVALID, peer->version);
+	}
+	/* a connection of ours whose QP failed, not a new one */
+	if (peer->resume) {
+		err = exs_resume_request(id, net, peer);
+		return err ? exs_reject(id, net, err, peer->version) : 0;
+	}
+	/* the peer's RDMA address: where a resume's REQ must come from
+	 * (resume.c), and what the TCP-level source is checked against
+	 */
+	exs_addr_to_v6((struct sockaddr *)&id->route.addr.dst_addr, &node,
+		       &unused);
+	if (!exs_source_ok(net, &node, peer) || !exs_dest_ok(net, &node, peer))
+		return exs_reject(id, net, EXS_WIRE_REJ_INVALID, peer->version);
+	/* rdma_cm found the listener by the REQ's RDMA destination, which
+	 * the map may set apart from its TCP one: a listener bound to one
+	 * address takes no stream for another, as on TCP
+	 */
+	if (!exs_listener_addr_ok(lsn, &peer->daddr))
+		return exs_reject(id, net, EXS_WIRE_REJ_NO_LISTENER,
+				  peer->version);
+
+	err = exs_child_reserve(lsn, &rsize, &inline_max);
+	if (err)
+		return exs_reject(id, net, err, peer->version);
+	/* past the ring limits: no queue pair built only to be refused
+	 * (our ring at its least: the device may cap it, exs_conn_map_ring())
+	 */
+	if (!exs_mem_room(net, &node, EXS_RING_MIN, peer->ring_len))
+		goto nomem;
+
+	conn = exs_conn_alloc(net, true, id, rsize, inline_max);
+	if (!conn)
+		goto nomem;
+	conn->passive = true;
+	conn->share = peer->share;
+	conn->version = peer->version;
+	conn->lsn = lsn;
+	conn->memcg = exs_mem_memcg_get(lsn->memcg);
+	exs_child_ends(conn, peer);
+	conn->node = node;
+
+	err = exs_conn_create_qp(conn);
+	if (!err)
+		err = exs_conn_set_peer_ring(conn, peer);
+	if (!err) {
+		id->context = conn;
+		conn->on_connect = exs_child_event;
+		err = exs_accept_rep(conn, id);
+		if (!err) {
+			/* the connector has this long to say READY */
+			exs_conn_arm_timeout(conn,
+					     msecs_to_jiffies(timeout_ms));
+			return 0;
+		}
+		id->context = lsn->lport;
+	}
+	conn->torn_down = true;
+	exs_conn_hw_release(conn, false);
+	exs_conn_put(conn);
+nomem:
+	exs_child_unreserve(lsn);
+	return exs_reject(id, net, EXS_WIRE_REJ_NOMEM, peer->version);
+}
+
+/* A REQ on @lport's cm_id: parsed, then placed with one of the listeners
+ * on it (listeners.c).  Process context, in rdma_cm's handler.
+ */
+static int exs_child_request(struct exs_lport *lport, struct rdma_cm_id *id,
+			     const struct rdma_cm_event *ev)
+{
+	struct net *net = lport->net;
+	struct exs_wire_peer peer;
+	struct exs_listener *lsn;
 	int err;
 
 	/* A resume speaks its QP's version, whatever the cap is now
@@ -244,83 +285,18 @@ static int exs_child_request(struct exs_listener *lsn, struct rdma_cm_id *id,
 	if (err == -EPROTONOSUPPORT)
 		return exs_reject(id, net, EXS_WIRE_REJ_VERSION,
 				  exs_wire_version_max());
-	if (err || !exs_request_fits(lsn, &peer)) {
+	if (err) {
 		EXS_INC_STATS(net, EXS_MIB_PROTOERR);
 		return exs_reject(id, net, EXS_WIRE_REJ_INVALID,
-				  err ? exs_wire_version_max() : peer.version);
+				  exs_wire_version_max());
 	}
-	/* a connection of ours whose QP failed, not a new one */
-	if (peer.resume) {
-		err = exs_resume_request(id, net, &peer);
-		return err ? exs_reject(id, net, err, peer.version) : 0;
-	}
-	/* the peer's RDMA address: where a resume's REQ must come from
-	 * (resume.c), and what the TCP-level source is checked against
-	 */
-	exs_addr_to_v6((struct sockaddr *)&id->route.addr.dst_addr, &node,
-		       &unused);
-	if (!exs_source_ok(net, &node, &peer) || !exs_dest_ok(net, &node, &peer))
-		return exs_reject(id, net, EXS_WIRE_REJ_INVALID, peer.version);
-	/* rdma_cm found the listener by the REQ's RDMA destination, which
-	 * the map may set apart from its TCP one: a listener bound to one
-	 * address takes no stream for another, as on TCP
-	 */
-	if (!exs_listener_addr_ok(lsn, &peer.daddr))
+	lsn = exs_listener_pick(lport, &peer);
+	if (!lsn)
 		return exs_reject(id, net, EXS_WIRE_REJ_NO_LISTENER,
 				  peer.version);
-
-	err = exs_child_reserve(lsn, &rsize, &inline_max);
-	if (err)
-		return exs_reject(id, net, err, peer.version);
-
-	conn = exs_conn_alloc(net, true, id, rsize, inline_max);
-	if (!conn)
-		goto nomem;
-	conn->passive = true;
-	conn->share = peer.share;
-	conn->version = peer.version;
-	conn->lsn = lsn;
-	exs_child_ends(conn, &peer);
-	conn->node = node;
-
-	err = exs_conn_create_qp(conn);
-	if (!err)
-		err = exs_conn_set_peer_ring(conn, &peer);
-	if (!err) {
-		id->context = conn;
-		conn->on_connect = exs_child_event;
-		err = exs_accept_rep(conn, id);
-		if (!err) {
-			/* the connector has this long to say READY */
-			exs_conn_arm_timeout(conn,
-					     msecs_to_jiffies(timeout_ms));
-			return 0;
-		}
-		id->context = lsn;
-	}
-	conn->torn_down = true;
-	exs_conn_hw_release(conn, false);
-	exs_conn_put(conn);
-nomem:
-	exs_child_unreserve(lsn);
-	return exs_reject(id, net, EXS_WIRE_REJ_NOMEM, peer.version);
-}
-
-/* The listener an OPEN names, as rdma_cm finds the one a REQ goes to: the
- * port, and the address it is bound to, if any.  Under RCU.
- */
-static struct exs_listener *exs_listener_find(struct net *net,
-					      const struct exs_wire_peer *peer)
-{
-	struct exs_listener *lsn;
-
-	hash_for_each_possible_rcu(exs_listeners, lsn, hnode,
-				   (__force u16)peer->dport) {
-		if (net_eq(lsn->net, net) && exs_request_fits(lsn, peer) &&
-		    exs_listener_addr_ok(lsn, &peer->daddr))
-			return lsn;
-	}
-	return NULL;
+	err = exs_child_place(lsn, id, &peer);
+	exs_listener_put(lsn);
+	return err;
 }
 
 /* The listener an OPEN or a JOIN names, and a place in its queue, as a
@@ -335,11 +311,11 @@ static int exs_child_claim(struct net *net, const struct in6_addr *node,
 
 	if (!exs_source_ok(net, node, peer) || !exs_dest_ok(net, node, peer))
 		return EXS_WIRE_REJ_INVALID;
-	rcu_read_lock();
 	*lsnp = exs_listener_find(net, peer);
-	if (*lsnp)
+	if (*lsnp) {
 		why = exs_child_reserve(*lsnp, rsize, inline_max);
-	rcu_read_unlock();
+		exs_listener_put(*lsnp);	/* a place holds its own */
+	}
 	return why;
 }
 
@@ -350,6 +326,11 @@ static void exs_child_adopt(struct exs_conn *conn, struct exs_listener *lsn,
 	conn->lsn = lsn;
 	conn->on_connect = exs_child_event;
 	conn->inline_max = min_t(u32, inline_max, conn->inline_cap);
+	/* a JOIN's rider's rings are set up next; a parked QP's keep the
+	 * charge of the socket they were set up for
+	 */
+	if (!conn->rbuf)
+		conn->memcg = exs_mem_memcg_get(lsn->memcg);
 	exs_child_ends(conn, peer);
 }
 
@@ -411,29 +392,18 @@ int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id)
 	return err;
 }
 
-static void exs_listener_remove_work(struct work_struct *work)
-{
-	struct exs_listener *lsn = container_of(work, struct exs_listener,
-						remove_work);
-	struct rdma_cm_id *id = xchg(&lsn->id, NULL);
-
-	if (id)
-		rdma_destroy_id(id);
-}
-
 static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct exs_cm_ctx *ctx = id->context;
-	struct exs_listener *lsn;
+	struct exs_lport *lport;
 	struct exs_conn *conn;
 
 	if (ctx->listener) {
-		lsn = container_of(ctx, struct exs_listener, ctx);
+		lport = container_of(ctx, struct exs_lport, ctx);
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-			return exs_child_request(lsn, id, ev);
-		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL &&
-		    id == lsn->id)
-			queue_work(exs_wq, &lsn->remove_work);
+			return exs_child_request(lport, id, ev);
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			exs_lport_removed(lport, id);
 		return 0;
 	}
 
@@ -458,10 +428,12 @@ static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 }
 
 /* Before the native listen(): listen for RDMA too, on the same address
- * and port, which an unbound socket takes now, as TCP's listen() would.
- * Without a device there is nothing to do.  An error (rdma_cm cannot take
- * the address: another rdma_cm user holds the port) leaves the listener
- * serving TCP only, which exs_listen() counts once TCP listens.
+ * and port, which an unbound socket takes now, as TCP's listen() would:
+ * on a cm_id of its own, or, joining a SO_REUSEPORT group, on the
+ * group's (listeners.c).  Without a device there is
+ * nothing to do.  An error (rdma_cm cannot take the address: another
+ * rdma_cm user holds the port) leaves the listener serving TCP only,
+ * which exs_listen() counts once TCP listens.
  */
 int exs_rdma_listen(struct exs_sock *exs, int backlog)
 {
@@ -469,7 +441,14 @@ int exs_rdma_listen(struct exs_sock *exs, int backlog)
 	struct sock *nsk = exs->native->sk;
 	struct sockaddr_storage addr;
 	struct exs_listener *lsn;
-	struct rdma_cm_id *id;
+	struct exs_lkey key = {
+		.family		= nsk->sk_family,
+		.v6only		= nsk->sk_family == AF_INET6 &&
+				  ipv6_only_sock(nsk),
+		.reuseport	= nsk->sk_reuseport,
+		.bound_dev_if	= READ_ONCE(nsk->sk_bound_dev_if),
+		.uid		= sock_i_uid(nsk),
+	};
 	int err;
 
 	if (!exs_dev_any())
@@ -477,48 +456,27 @@ int exs_rdma_listen(struct exs_sock *exs, int backlog)
 	err = exs_native_autobind(exs, (struct sockaddr *)&addr);
 	if (err)
 		return err;
+	exs_addr_to_v6((struct sockaddr *)&addr, &key.addr, &key.port);
 
 	lsn = kzalloc(sizeof(*lsn), GFP_KERNEL);
 	if (!lsn)
 		return -ENOMEM;
-	lsn->ctx.listener = true;
 	refcount_set(&lsn->ref, 1);
 	lsn->net = net;
 	lsn->owner = exs;
-	lsn->family = nsk->sk_family;
-	lsn->v6only = nsk->sk_family == AF_INET6 && ipv6_only_sock(nsk);
-	lsn->port = htons(inet_sk(nsk)->inet_num);
-	exs_addr_to_v6((struct sockaddr *)&addr, &lsn->addr, &lsn->port);
+	lsn->memcg = exs_mem_sock_memcg(&exs->sk);
 	spin_lock_init(&lsn->lock);
 	INIT_LIST_HEAD(&lsn->queue);
-	INIT_WORK(&lsn->remove_work, exs_listener_remove_work);
-
-	id = rdma_create_id(net, exs_cm_handler, &lsn->ctx, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id)) {
-		err = PTR_ERR(id);
-		goto err_free;
+	err = exs_listener_listen(lsn, &key, (struct sockaddr *)&addr, backlog,
+				  exs_cm_handler);
+	if (err) {
+		mem_cgroup_put(lsn->memcg);
+		kfree(lsn);
+		return err;
 	}
-	err = lsn->family == AF_INET6 ? rdma_set_afonly(id, lsn->v6only) : 0;
-	if (!err)
-		err = rdma_bind_addr(id, (struct sockaddr *)&addr);
-	if (!err)
-		err = rdma_listen(id, backlog);
-	if (err)
-		goto err_id;
-	lsn->id = id;
 	exs->lsn = lsn;
-	spin_lock_bh(&exs_listeners_lock);
-	hash_add_rcu(exs_listeners, &lsn->hnode, (__force u16)lsn->port);
-	spin_unlock_bh(&exs_listeners_lock);
-	exs_negcache_forget_local(net, lsn->port);
+	exs_negcache_forget_local(net, key.port);
 	return 0;
-
-err_id:
-	rdma_destroy_id(id);
-err_free:
-	kfree(lsn);
-	return err;
 }
 
 /* The listener closes: no more requests, and children nobody accepted
@@ -528,26 +486,21 @@ void exs_rdma_unlisten(struct exs_sock *exs)
 {
 	struct exs_listener *lsn = exs->lsn;
 	struct exs_conn *conn, *tmp;
-	struct rdma_cm_id *id;
 	LIST_HEAD(queue);
 
 	if (!lsn)
 		return;
 	exs->lsn = NULL;
 
-	spin_lock_bh(&exs_listeners_lock);
-	hash_del_rcu(&lsn->hnode);
-	spin_unlock_bh(&exs_listeners_lock);
+	/* No request is handed to it from here on, and the last of its
+	 * group takes the cm_id (listeners.c).  One placed with it just
+	 * before finds it closed, or ends when it is up (owner NULL).
+	 */
+	exs_listener_leave(lsn);
 	spin_lock_bh(&lsn->lock);
 	lsn->owner = NULL;
 	list_splice_init(&lsn->queue, &queue);
 	spin_unlock_bh(&lsn->lock);
-
-	/* no handler runs, and none will, once the listen id is gone */
-	cancel_work_sync(&lsn->remove_work);
-	id = xchg(&lsn->id, NULL);
-	if (id)
-		rdma_destroy_id(id);
 
 	list_for_each_entry_safe(conn, tmp, &queue, accept_node) {
 		list_del_init(&conn->accept_node);
@@ -625,6 +578,7 @@ int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
 	exs->conn = conn;
 	exs->cstate = EXS_CS_RDMA;
 	exs->transport = EXS_TRANSPORT_RDMA;
+	exs_busy_poll_mark(&exs->sk);
 	sk->sk_state = TCP_ESTABLISHED;
 	newsock->state = SS_CONNECTED;
 

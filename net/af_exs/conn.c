@@ -8,12 +8,14 @@
 #define pr_fmt(fmt) "af_exs: " fmt
 
 #include <linux/gfp.h>
+#include <linux/memcontrol.h>
 #include <linux/slab.h>
 #include <net/sock.h>
 
 #include "protocol.h"
 #include "conn.h"
 #include "fault.h"
+#include "mem.h"
 #include "netns.h"
 #include "ring.h"
 #include "wc.h"
@@ -169,10 +171,10 @@ struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
 static void exs_conn_free(struct exs_conn *conn)
 {
 	WARN_ON_ONCE(conn->dev || conn->native);
-	if (conn->rbuf)
-		free_pages((unsigned long)conn->rbuf, get_order(conn->rsize));
-	if (conn->tbuf)
-		free_pages((unsigned long)conn->tbuf, get_order(conn->tsize));
+	exs_mem_ring_free(conn->rbuf, conn->rsize);
+	exs_mem_ring_free(conn->tbuf, conn->tsize);
+	exs_mem_uncharge(conn);
+	mem_cgroup_put(conn->memcg);
 	exs_link_free(conn->link);
 	if (conn->carrier)
 		exs_conn_put(conn->carrier);
@@ -184,15 +186,6 @@ void exs_conn_put(struct exs_conn *conn)
 {
 	if (refcount_dec_and_test(&conn->ref))
 		exs_conn_free(conn);
-}
-
-static void *exs_ring_alloc(u32 size)
-{
-	if (exs_fail_alloc(size))
-		return NULL;
-	return (void *)__get_free_pages(GFP_KERNEL | __GFP_ZERO |
-					__GFP_NOWARN | __GFP_NORETRY,
-					get_order(size));
 }
 
 /* The ring is registered for remote write through a fast-registration MR
@@ -211,7 +204,7 @@ int exs_conn_map_ring(struct exs_conn *conn)
 		conn->rsize = rounddown_pow_of_two(max_pages * PAGE_SIZE);
 	if (!exs_ring_size_ok(conn->rsize))
 		return -EINVAL;
-	conn->rbuf = exs_ring_alloc(conn->rsize);
+	conn->rbuf = exs_mem_ring_alloc(conn, conn->rsize);
 	if (!conn->rbuf)
 		return -ENOMEM;
 	sg_init_one(&conn->rsg, conn->rbuf, conn->rsize);
@@ -394,7 +387,7 @@ int exs_conn_set_peer_ring(struct exs_conn *conn,
 	conn->peer.ring_rkey = peer->ring_rkey;
 	conn->peer.ring_len = peer->ring_len;
 	conn->tsize = peer->ring_len;
-	conn->tbuf = exs_ring_alloc(conn->tsize);
+	conn->tbuf = exs_mem_ring_alloc(conn, conn->tsize);
 	if (!conn->tbuf)
 		return -ENOMEM;
 	conn->tdma = ib_dma_map_single(ibdev, conn->tbuf, conn->tsize,
@@ -437,6 +430,7 @@ void exs_conn_renew(struct exs_conn *conn)
 	conn->transient = false;
 	conn->announced = false;
 	conn->answer_late = false;
+	conn->racing = false;
 	conn->peer_ready = false;
 	conn->fin_sent = false;
 	conn->fin_acked = false;

@@ -141,36 +141,71 @@ enum exs_tx_kind {
 };
 
 struct exs_conn;
+struct exs_mem_peer;
 struct exs_sock;
 
-/* First member of every rdma_cm_id context: a listener's children start
- * with the listener's context and are switched to their connection's.
+/* First member of every rdma_cm_id context: a listening cm_id's children
+ * start with its port's context and are switched to their connection's.
  */
 struct exs_cm_ctx {
 	bool			listener;
 };
 
-struct exs_listener {
+/* What a listener listens on: its address and port, and what TCP groups
+ * SO_REUSEPORT listeners by (listeners.c).
+ */
+struct exs_lkey {
+	struct in6_addr		addr;		/* bound to; any, or IPv4-mapped */
+	__be16			port;
+	bool			v6only;
+	bool			reuseport;	/* SO_REUSEPORT when it listened */
+	int			family;		/* of the native listener */
+	int			bound_dev_if;
+	kuid_t			uid;		/* its native socket's owner */
+};
+
+/* The listeners of a SO_REUSEPORT group, for a request to pick from */
+struct exs_lmembers {
+	struct rcu_head		rcu;
+	unsigned int		n;
+	struct exs_listener	*m[];
+};
+
+/* The cm_id that listens for RDMA on a port, for one listener or for
+ * every listener of a SO_REUSEPORT group (listeners.c): its context, so
+ * it lives until the cm_id is gone, whichever listener closes first.
+ */
+struct exs_lport {
 	struct exs_cm_ctx	ctx;
-	refcount_t		ref;		/* the socket + each child */
-	struct rdma_cm_id	*id;
+	struct rdma_cm_id	*id;		/* NULL once its device went */
+	struct net		*net;
+	struct exs_lkey		key;
+	struct exs_lmembers __rcu *members;
+	struct hlist_node	hnode;		/* exs_lports, while it has any */
+	struct work_struct	remove_work;	/* the device went away */
+	struct rcu_head		rcu;
+};
+
+struct exs_listener {
+	refcount_t		ref;		/* the socket + each child, and
+						 * a request being placed
+						 */
+	struct exs_lport	*lport;		/* its port, whose cm_id takes
+						 * its REQs
+						 */
 	struct exs_sock		*owner;		/* NULL once closed */
 	struct net		*net;
 	spinlock_t		lock;		/* queue, qlen, owner */
 	struct list_head	queue;		/* established, not accepted */
+	struct mem_cgroup	*memcg;		/* the socket's, for the rings */
 	unsigned int		qlen;		/* queued and still connecting */
-	int			family;		/* of the native listener */
-	bool			v6only;
-	__be16			port;
-	struct in6_addr		addr;		/* bound to; any, or IPv4-mapped */
-	struct hlist_node	hnode;		/* exs_listeners, for OPENs */
 	struct rcu_head		rcu;
-	struct work_struct	remove_work;	/* the device went away */
 };
 
 struct exs_tx_slot {
 	struct ib_cqe		cqe;
 	struct exs_conn		*conn;
+	u64			posted_ns;	/* when: its ack is an RTT sample */
 	u32			seq;		/* sq_head when it was posted */
 	u32			end;		/* bytes posted, this one included */
 	u8			kind;		/* enum exs_tx_kind */
@@ -206,6 +241,9 @@ struct exs_conn {
 	bool			peer_ready;
 	bool			announced;	/* on_connect told it is up */
 	bool			answer_late;	/* ...waits past the deadline */
+	bool			racing;		/* REQ sent: TCP's turn comes at
+						 * timeout_at (head_start.c)
+						 */
 	bool			fin_sent;
 	bool			fin_acked;	/* ...and in the peer's ring */
 	bool			fin_rcvd;
@@ -247,6 +285,7 @@ struct exs_conn {
 	struct work_struct	resume_work;
 	struct work_struct	resolve_work;	/* connect.c: another try */
 	unsigned long		timeout_at;	/* when timeout_work may act */
+	unsigned long		connect_by;	/* racing: the connect deadline */
 	struct hlist_node	park_node;	/* exs_parked */
 	/* the peer's RDMA node: where a connector connects (and parks for),
 	 * where an acceptor's REQs come from (a resume's too)
@@ -278,6 +317,13 @@ struct exs_conn {
 	struct exs_wire_peer	self;		/* our TCP-level end */
 	struct exs_wire_peer	peer;		/* theirs, and their ring */
 
+	/* mem.c: the memory cgroup its rings are charged to (a reference),
+	 * and the pages an accepted stream's count against the limits
+	 */
+	struct mem_cgroup	*memcg;
+	struct exs_mem_peer	*mem_peer;	/* ...and whose they count as */
+	unsigned long		mem_pages;
+
 	/* receive ring: peers write here, registered for this QP only */
 	void			*rbuf;
 	u32			rsize;
@@ -303,6 +349,12 @@ struct exs_conn {
 	 */
 	struct exs_tx_slot	tx[EXS_SQ_DEPTH];
 	u32			sq_head, sq_tail;
+	/* a signaled request's post to its completion (the peer's device
+	 * acked it), smoothed as TCP's RTT is: what TCP_INFO reports
+	 */
+	u32			srtt_us;	/* 0: no sample yet */
+	u32			rttvar_us;
+	u32			min_rtt_us;
 	u32			sq_signaled;	/* sq_head after the last signaled */
 	/* batch.c: the batch its last bytes went in, and since
 	 * when it awaits an ack for batched bytes (as for a request)
@@ -478,7 +530,8 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			       int family, u32 rsize, u8 ack_cfg, bool share);
 void exs_park_return(struct exs_conn *conn);
 bool exs_park_evict_port(struct net *net, __be16 port);
-int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer);
+int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer,
+		    u8 from);
 
 /* accept.c: an OPEN for a listener, as a REQ is; 0 or enum exs_wire_reject */
 int exs_rdma_open_child(struct exs_conn *conn,
@@ -487,9 +540,30 @@ int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id);
 int exs_rdma_join_child(struct exs_conn *rider,
 			const struct exs_wire_peer *peer);
 
+/* listeners.c */
+void exs_listener_put(struct exs_listener *lsn);
+int exs_listener_listen(struct exs_listener *lsn, const struct exs_lkey *key,
+			struct sockaddr *addr, int backlog,
+			rdma_cm_event_handler handler);
+void exs_listener_leave(struct exs_listener *lsn);
+struct exs_listener *exs_listener_pick(struct exs_lport *lport,
+				       const struct exs_wire_peer *peer);
+struct exs_listener *exs_listener_find(struct net *net,
+				       const struct exs_wire_peer *peer);
+void exs_lport_removed(struct exs_lport *lport, struct rdma_cm_id *id);
+bool exs_request_fits(const struct exs_listener *lsn,
+		      const struct exs_wire_peer *peer);
+bool exs_listener_addr_ok(const struct exs_listener *lsn,
+			  const struct in6_addr *daddr);
+
 /* connect.c */
 void exs_connect_resolve_work(struct work_struct *work);
 int exs_connect_resume(struct exs_conn *conn);
+
+/* head_start.c */
+void exs_head_start(struct exs_conn *conn);
+void exs_head_start_over(struct exs_conn *conn);
+bool exs_head_start_out(struct exs_conn *conn);
 
 /* resume.c */
 bool exs_conn_resume(struct exs_conn *conn, int err);
@@ -512,6 +586,7 @@ int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 		   unsigned long timeout,
 		   void (*on_connect)(struct exs_conn *conn));
 void exs_share_refused(struct exs_conn *rider);
+void exs_share_refuse_open(struct exs_conn *rider, u8 chan);
 int exs_share_rx_join(struct exs_conn *carrier,
 		      const struct exs_wire_peer *peer, u8 chan);
 int exs_share_rx_joined(struct exs_conn *rider,

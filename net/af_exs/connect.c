@@ -22,6 +22,7 @@
 
 #include "protocol.h"
 #include "conn.h"
+#include "mem.h"
 #include "mib.h"
 #include "ring.h"
 #include "trace.h"
@@ -111,7 +112,10 @@ static int exs_connect_route_resolved(struct exs_conn *conn)
 				 conn->resume ? conn->self.version :
 						EXS_WIRE_VERSION_MIN;
 	exs_wire_build_req(&req, &conn->self);
-	return rdma_connect_locked(id, &param);
+	err = rdma_connect_locked(id, &param);
+	if (!err)
+		exs_head_start(conn);
+	return err;
 }
 
 static int exs_connect_established(struct exs_conn *conn,
@@ -222,6 +226,7 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		WRITE_ONCE(conn->stage, EXS_STAGE_READY);
+		exs_head_start_over(conn);
 		err = exs_connect_established(conn, id, ev);
 		if (err)
 			exs_connect_fail(conn, err == -EPROTONOSUPPORT ?
@@ -245,8 +250,13 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 		exs_connect_fail(conn, EXS_FALLBACK_NO_DEVICE);
 		break;
-	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
+		/* the REP came (the peer runs AF_EXS), our QP's steps
+		 * after it failed: no negative-cache entry
+		 */
+		conn->transient = true;
+		fallthrough;
+	case RDMA_CM_EVENT_UNREACHABLE:
 		exs_connect_fail(conn, EXS_FALLBACK_TIMEOUT);
 		break;
 	default:
@@ -343,13 +353,20 @@ static int exs_connect_reopen(struct exs_sock *exs, struct exs_conn *conn,
 	return 0;
 }
 
-/* Start an RDMA attempt to @addr, on a parked QP if @reuse finds one.  0
- * when under way, or the reason to go to TCP at once.  Under the socket
- * lock, @addr already checked.
+/* What an RDMA attempt may start on besides a QP of its own */
+enum {
+	EXS_TAKE_PARKED	= BIT(0),	/* a parked QP or rider (reuse.c) */
+	EXS_TAKE_LINK	= BIT(1),	/* a channel of a link up (share.c) */
+	EXS_TAKE_ANY	= EXS_TAKE_PARKED | EXS_TAKE_LINK,
+};
+
+/* Start an RDMA attempt to @addr, on what @take allows if there is one.
+ * 0 when under way, or the reason to go to TCP at once.  Under the
+ * socket lock, @addr already checked.
  */
 static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 						  struct sockaddr *addr,
-						  bool reuse)
+						  unsigned int take)
 {
 	struct net *net = sock_net(&exs->sk);
 	enum exs_fallback_reason reason;
@@ -357,19 +374,24 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	struct in6_addr node6;
 	struct rdma_cm_id *id;
 	bool share = READ_ONCE(exs_pernet(net)->cfg.share_qp);
+	bool named;
 	struct exs_conn *conn;
 	__be16 unused;
 	u32 rsize;
 	int err;
 
 	/* the map and policy first: a "no" costs nothing more */
-	reason = exs_policy_route(net, addr, &node);
+	reason = exs_policy_route(net, addr, &node, &named);
 	if (reason)
 		return reason;
 	if (!exs_dev_any())
 		return EXS_FALLBACK_NO_DEVICE;
 	if (exs_negcache_hit(net, addr))
 		return EXS_FALLBACK_NEG_CACHE;
+	exs_addr_to_v6((struct sockaddr *)&node, &node6, &unused);
+	/* by default, a node only where no router stands between */
+	if (!named && exs_addr_via_gateway(net, &node6))
+		return EXS_FALLBACK_GATEWAY;
 	/* an unbound client takes its port now and keeps it: the
 	 * four-tuple stays unique across RDMA and TCP, and a fallback
 	 * connects from the same port
@@ -378,17 +400,19 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		return EXS_FALLBACK_NO_DEVICE;
 
 	rsize = exs_ring_size_of(exs);
-	exs_addr_to_v6((struct sockaddr *)&node, &node6, &unused);
-	reuse &= !!READ_ONCE(exs_pernet(net)->cfg.reuse_idle_ms);
-	conn = reuse ? exs_park_take(net, &node6, addr->sa_family, rsize,
-				     READ_ONCE(exs_pernet(net)->cfg.ack_timeout),
-				     share) :
-		       NULL;
+	/* reuse_idle_ms 0: no reuse, and no stream on another's link */
+	if (!READ_ONCE(exs_pernet(net)->cfg.reuse_idle_ms))
+		take = 0;
+	conn = take & EXS_TAKE_PARKED ?
+	       exs_park_take(net, &node6, addr->sa_family, rsize,
+			     READ_ONCE(exs_pernet(net)->cfg.ack_timeout),
+			     share) :
+	       NULL;
 	if (conn && !exs_connect_reopen(exs, conn, addr,
 					(struct sockaddr *)&src))
 		return EXS_FALLBACK_NONE;
 	/* beside the connections a QP to that node carries (share.c) */
-	conn = reuse && share ?
+	conn = (take & EXS_TAKE_LINK) && share ?
 	       exs_share_find(net, &node6, addr->sa_family,
 			      READ_ONCE(exs_pernet(net)->cfg.ack_timeout)) :
 	       NULL;
@@ -401,6 +425,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	if (!conn)
 		return EXS_FALLBACK_NOMEM;
 	conn->node = node6;
+	conn->memcg = exs_mem_sock_memcg(&exs->sk);
 	conn->share = share;
 	conn->self.share = conn->share;
 	exs_addr_to_v6((struct sockaddr *)&src, &conn->self.saddr,
@@ -412,7 +437,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	 * one's to wait for (link_table.c).  Before the cm_id: a connect
 	 * that waits builds nothing.  Freed, @conn leaves the table.
 	 */
-	if (share && !exs_link_claim(exs, conn, reuse)) {
+	if (share && !exs_link_claim(exs, conn, take & EXS_TAKE_LINK)) {
 		exs_conn_put(conn);
 		return EXS_FALLBACK_NONE;
 	}
@@ -427,6 +452,10 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 	exs_conn_set_ack_timeout(id, net);
 	conn->owner = exs;
 	conn->on_connect = exs_connect_event;
+	/* the deadline, before the handler may send the REQ and read it
+	 * for the head start (exs_head_start(): head_start.c); armed below
+	 */
+	conn->timeout_at = jiffies + exs_connect_left(exs);
 
 	/* the peer's RDMA address; the REQ carries its TCP one */
 	err = exs_connect_resolve(id, conn->self.sport,
@@ -440,7 +469,11 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		return EXS_FALLBACK_NO_DEVICE;
 	}
 	exs->conn = conn;
-	exs_conn_arm_timeout(conn, exs_connect_left(exs));
+	/* unless the REQ went out meanwhile and its head start is armed */
+	spin_lock_bh(&conn->lock);
+	if (!conn->racing)
+		exs_conn_arm_timeout(conn, exs_connect_left(exs));
+	spin_unlock_bh(&conn->lock);
 	return EXS_FALLBACK_NONE;
 }
 
@@ -477,6 +510,7 @@ static void exs_connect_settle(struct exs_sock *exs)
 	struct exs_conn *conn = exs->conn;
 	bool transient, reused, afresh;
 	u8 state, reason, refused;
+	unsigned int take;
 
 	if (exs->cstate != EXS_CS_CONNECTING)
 		return;
@@ -493,7 +527,7 @@ static void exs_connect_settle(struct exs_sock *exs)
 		if (!reason)
 			reason = exs_connect_start(exs,
 						   (struct sockaddr *)&exs->daddr,
-						   true);
+						   EXS_TAKE_ANY);
 		if (reason)
 			exs_connect_to_tcp(exs, reason);
 		return;
@@ -520,6 +554,7 @@ static void exs_connect_settle(struct exs_sock *exs)
 	case EXS_CONN_ESTABLISHED:
 		cancel_delayed_work(&conn->timeout_work);
 		WRITE_ONCE(exs->transport, EXS_TRANSPORT_RDMA);
+		exs_busy_poll_mark(&exs->sk);
 		exs->sk.sk_state = TCP_ESTABLISHED;
 		EXS_INC_STATS(sock_net(&exs->sk), EXS_MIB_CONNECTRDMA);
 		if (reused)
@@ -540,10 +575,12 @@ static void exs_connect_settle(struct exs_sock *exs)
 	exs->conn = NULL;
 	/* A parked QP that failed, or a parked rider refused for anything
 	 * but a listener's absence: the peer let its end go meanwhile.  A
-	 * connection of its own, as if there had been none.
+	 * connection of its own, as if there had been none; a rider's link
+	 * is up still, and takes it on a channel of its own.
 	 */
 	afresh = reused && (!refused || (conn->carrier &&
 					 refused != EXS_WIRE_REJ_NO_LISTENER));
+	take = refused ? EXS_TAKE_LINK : 0;
 	/* A parked QP, or parked rider, whose OPEN found no listener is
 	 * parked again, as the peer's end stays (exs_park_accept()); a
 	 * refused JOIN, or a parked rider the peer let go, ends, the QP
@@ -558,12 +595,14 @@ static void exs_connect_settle(struct exs_sock *exs)
 		exs_conn_orphan(conn, true);
 	if (afresh) {
 		reason = exs_connect_start(exs, (struct sockaddr *)&exs->daddr,
-					   false);
+					   take);
 		if (!reason)
 			return;
 		transient = true;
 	} else if (refused) {
-		reason = EXS_FALLBACK_PEER_REJECT;
+		/* as a REQ's refusal reads (exs_reject_reason()) */
+		reason = refused == EXS_WIRE_REJ_NOMEM ? EXS_FALLBACK_NOMEM :
+			 EXS_FALLBACK_PEER_REJECT;
 		transient = refused != EXS_WIRE_REJ_NO_LISTENER;
 	}
 	/* the timer and rdma_cm's events name theirs; a device that went
@@ -571,11 +610,9 @@ static void exs_connect_settle(struct exs_sock *exs)
 	 */
 	if (!reason)
 		reason = EXS_FALLBACK_NO_DEVICE;
-	if (!transient && (reason == EXS_FALLBACK_PEER_REJECT ||
-			   reason == EXS_FALLBACK_TIMEOUT ||
-			   reason == EXS_FALLBACK_VERSION))
-		exs_negcache_add(sock_net(&exs->sk),
-				 (struct sockaddr *)&exs->daddr);
+	if (!transient)
+		exs_negcache_failed(sock_net(&exs->sk),
+				    (struct sockaddr *)&exs->daddr, reason);
 	exs_connect_to_tcp(exs, reason);
 }
 
@@ -648,7 +685,8 @@ int exs_rdma_connect(struct exs_sock *exs, struct sockaddr *addr, int len,
 		timeout_ms = exs_connect_timeout_ms(sock_net(&exs->sk));
 		exs->connect_deadline = jiffies + msecs_to_jiffies(timeout_ms);
 		reason = exs_connect_start(exs,
-					   (struct sockaddr *)&exs->daddr, true);
+					   (struct sockaddr *)&exs->daddr,
+					   EXS_TAKE_ANY);
 		if (reason) {
 			exs_fallback(exs, reason);
 			exs->cstate = EXS_CS_MERGED;

@@ -194,6 +194,7 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 	struct exs_conn *conn = exs->conn;
 	struct sock *sk = &exs->sk;
 	int flags = msg->msg_flags;
+	struct ubuf_info *uarg;
 	bool stalled = false;
 	size_t copied = 0;
 	long timeo;
@@ -203,6 +204,11 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 		return -EOPNOTSUPP;
 
 	lock_sock(sk);
+	uarg = exs_zc_begin(sk, msg, len);
+	if (IS_ERR(uarg)) {
+		release_sock(sk);
+		return PTR_ERR(uarg);
+	}
 	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
 	while (msg_data_left(msg)) {
 		u32 free, cursor, n;
@@ -251,6 +257,7 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 		spin_unlock_bh(&conn->lock);
 		copied += n;
 	}
+	exs_zc_end(exs, uarg, copied);
 	release_sock(sk);
 
 	if (copied)
@@ -273,7 +280,7 @@ int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
 	if (flags & MSG_OOB)
 		return -EINVAL;
 	if (flags & MSG_ERRQUEUE)
-		return -EAGAIN;
+		return exs_recv_errqueue(exs, msg, len);
 
 	lock_sock(sk);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
@@ -347,8 +354,11 @@ __poll_t exs_rdma_poll(struct exs_sock *exs)
 		if (!conn->fin_rcvd || conn->err)
 			mask |= EPOLLHUP;
 	}
-	/* as tcp_poll: an error nobody took yet */
-	if (READ_ONCE(exs->sk.sk_err))
+	/* as tcp_poll: an error nobody took yet, or a notification
+	 * (zerocopy.c)
+	 */
+	if (READ_ONCE(exs->sk.sk_err) ||
+	    !skb_queue_empty_lockless(&exs->sk.sk_error_queue))
 		mask |= EPOLLERR;
 	free = conn->peer_ready ? exs_conn_tx_free(conn) : 0;
 	if (conn->shut_wr || (conn->state == EXS_CONN_ESTABLISHED &&
@@ -457,8 +467,9 @@ void exs_rdma_info(struct exs_sock *exs, struct exs_info *info)
  * the connector's SYN counts one in bytes_acked (an acceptor's SYN-ACK
  * none, as tcp_minisocks.c starts it), a FIN one in bytes_acked and
  * bytes_received.  Both FINs out, ours unacked, is LAST_ACK whichever
- * came first (TCP would say CLOSING if ours did).  What has no meaning
- * here (windows, RTT, retransmissions) stays 0.  The socket is locked.
+ * came first (TCP would say CLOSING if ours did).  The RTT is a request's
+ * post to its ack (tx.c).  What has no meaning here (windows,
+ * retransmissions) stays 0.  The socket is locked.
  */
 void exs_rdma_tcp_info(struct exs_sock *exs, struct tcp_info *ti)
 {
@@ -489,6 +500,9 @@ void exs_rdma_tcp_info(struct exs_sock *exs, struct tcp_info *ti)
 				  (u32)(conn->rprod - conn->rcons) +
 				  conn->fin_rcvd;
 	ti->tcpi_notsent_bytes = conn->tcopied - conn->tposted;
+	ti->tcpi_rtt = conn->srtt_us;
+	ti->tcpi_rttvar = conn->rttvar_us;
+	ti->tcpi_min_rtt = conn->min_rtt_us;
 	spin_unlock_bh(&conn->lock);
 }
 

@@ -50,6 +50,8 @@ static void exs_sock_destruct(struct sock *sk)
 		inet6_sock_destruct(sk);
 	else if (sk->sk_family == AF_INET)
 		inet_sock_destruct(sk);
+	else	/* as inet_sock_destruct(): notifications never read */
+		skb_queue_purge(&sk->sk_error_queue);
 }
 
 /* What every AF_EXS sock starts with, of the family or of IPPROTO_EXS:
@@ -164,9 +166,12 @@ static int __init exs_init(void)
 	err = exs_netns_init();
 	if (err)
 		return err;
-	err = exs_conn_init();
+	err = exs_busy_poll_init();
 	if (err)
 		goto err_netns;
+	err = exs_conn_init();
+	if (err)
+		goto err_busy_poll;
 	err = exs_device_init();
 	if (err)
 		goto err_conn;
@@ -208,6 +213,8 @@ err_device:
 	exs_device_exit();
 err_conn:
 	exs_conn_exit();
+err_busy_poll:
+	exs_busy_poll_exit();
 err_netns:
 	exs_netns_exit();
 	return err;
@@ -233,6 +240,7 @@ static void __exit exs_exit(void)
 	flush_workqueue(exs_wq);
 	exs_device_exit();
 	exs_conn_exit();
+	exs_busy_poll_exit();
 	exs_netns_exit();
 }
 

@@ -49,7 +49,8 @@ static void __exs_link_wait_end(struct exs_link *link, u8 reason)
 	/* a node that did not answer RDMA, or speaks no version of ours,
 	 * would not answer the waiters either
 	 */
-	if (reason != EXS_FALLBACK_TIMEOUT && reason != EXS_FALLBACK_VERSION)
+	if (reason != EXS_FALLBACK_TIMEOUT && reason != EXS_FALLBACK_VERSION &&
+	    reason != EXS_FALLBACK_NO_ANSWER)
 		reason = EXS_FALLBACK_NONE;
 	WRITE_ONCE(link->pending, false);
 	list_for_each_entry_safe(exs, tmp, &link->waiters, link_wait_node) {

@@ -6,7 +6,8 @@
  *
  * A reset (EXS_CMD_STATS_RESET) records the current sums as a baseline
  * rather than writing other CPUs' counters, which would race with their
- * unlocked increments.
+ * unlocked increments.  A gauge (RingMemPages) is a value now, which no
+ * reset touches.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -54,6 +55,8 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_PORTDOWNWAITS]	= "RdmaPortDownWaits",
 	[EXS_MIB_BADSOURCE]	= "AcceptBadSource",
 	[EXS_MIB_BADDEST]	= "AcceptBadDest",
+	[EXS_MIB_RINGMEMREFUSED] = "RingMemRefused",
+	[EXS_MIB_RINGMEMPAGES]	= "RingMemPages",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_RDMA - 1]	= "FallbackNoRdma",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_DEVICE - 1]	= "FallbackNoDevice",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_PEER_REJECT - 1]	= "FallbackPeerReject",
@@ -62,11 +65,19 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NOMEM - 1]	= "FallbackNoMem",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_POLICY - 1]	= "FallbackPolicy",
 	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NEG_CACHE - 1]	= "FallbackNegCache",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_NO_ANSWER - 1]	= "FallbackNoAnswer",
+	[EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_GATEWAY - 1]	= "FallbackGateway",
 };
 
 const char *exs_mib_name(enum exs_mib_field field)
 {
 	return field < EXS_MIB_MAX ? exs_mib_names[field] : NULL;
+}
+
+/* A gauge's value is now's, whatever a reset recorded */
+static bool exs_mib_gauge(enum exs_mib_field field)
+{
+	return field == EXS_MIB_RINGMEMPAGES;
 }
 
 unsigned long exs_mib_read(const struct net *net, enum exs_mib_field field)
@@ -75,6 +86,8 @@ unsigned long exs_mib_read(const struct net *net, enum exs_mib_field field)
 	unsigned long sum = 0;
 	int cpu;
 
+	if (exs_mib_gauge(field))	/* RingMemPages, the one there is */
+		return READ_ONCE(exs_pernet(net)->ring_pages);
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(mib, cpu)->mibs[field]);
 	return sum - READ_ONCE(exs_pernet(net)->mib_base->mibs[field]);
@@ -85,9 +98,12 @@ void exs_mib_reset(const struct net *net)
 	struct exs_mib *base = exs_pernet(net)->mib_base;
 	int i;
 
-	for (i = 0; i < EXS_MIB_MAX; i++)
+	for (i = 0; i < EXS_MIB_MAX; i++) {
+		if (exs_mib_gauge(i))
+			continue;
 		WRITE_ONCE(base->mibs[i],
 			   READ_ONCE(base->mibs[i]) + exs_mib_read(net, i));
+	}
 }
 
 static int exs_stat_show(struct seq_file *seq, void *v)

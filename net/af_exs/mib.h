@@ -49,6 +49,9 @@ enum exs_mib_field {
 	EXS_MIB_PORTDOWNWAITS,	/* a QP's destroy waited for its port (rxe) */
 	EXS_MIB_BADSOURCE,	/* a stream claimed a source its peer is not */
 	EXS_MIB_BADDEST,	/* ...or a destination TCP could not reach */
+	EXS_MIB_RINGMEMREFUSED,	/* a stream past net.exs.ring_mem(_peer) */
+	/* gauges: a value now, never reset */
+	EXS_MIB_RINGMEMPAGES,	/* pages accepted streams' rings pin */
 	/* one counter per enum exs_fallback_reason, in the same order */
 	EXS_MIB_FALLBACK_BASE,
 	EXS_MIB_MAX = EXS_MIB_FALLBACK_BASE + EXS_FALLBACK_MAX,

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The negative cache: a peer (address and port) whose RDMA attempt was
- * rejected or timed out goes straight to TCP until its entry expires
- * (net.exs.neg_cache_ttl_ms), so a host without an AF_EXS listener costs
- * at most one attempt per TTL.
+ * refused goes straight to TCP until its entry expires
+ * (net.exs.neg_cache_ttl_ms), so a host without an AF_EXS listener there
+ * costs at most one attempt per TTL.  A host that never answered at all
+ * (no AF_EXS, no RDMA stack) is remembered by its address, every port of
+ * it, for longer (net.exs.neg_cache_host_ttl_ms): a web server or package
+ * mirror costs one attempt, not one per port.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -20,7 +23,7 @@
 struct exs_neg_entry {
 	struct hlist_node	node;
 	struct in6_addr		addr;	/* IPv4 as IPv4-mapped */
-	__be16			port;
+	__be16			port;	/* 0: every port (a host entry) */
 	unsigned long		expires;
 };
 
@@ -65,15 +68,22 @@ bool exs_negcache_hit(struct net *net, const struct sockaddr *sa)
 
 	exs_addr_to_v6(sa, &addr, &port);
 	spin_lock_bh(&en->neg_lock);
-	hit = exs_neg_find(en, &addr, port, exs_neg_hash(&addr, port));
+	hit = exs_neg_find(en, &addr, 0, exs_neg_hash(&addr, 0)) ||
+	      exs_neg_find(en, &addr, port, exs_neg_hash(&addr, port));
 	spin_unlock_bh(&en->neg_lock);
 	return hit;
 }
 
-void exs_negcache_add(struct net *net, const struct sockaddr *sa)
+/* @sa failed an RDMA attempt: its port, or (@host) the whole host, which
+ * never answered.  neg_cache_ttl_ms 0 keeps no entry of either kind;
+ * neg_cache_host_ttl_ms 0 keeps the port's instead of the host's.
+ */
+static void exs_negcache_add(struct net *net, const struct sockaddr *sa,
+			     bool host)
 {
 	struct exs_net *en = exs_pernet(net);
 	int ttl = READ_ONCE(en->cfg.neg_cache_ttl_ms);
+	int host_ttl = READ_ONCE(en->cfg.neg_cache_host_ttl_ms);
 	struct exs_neg_entry *e;
 	struct in6_addr addr;
 	__be16 port;
@@ -82,6 +92,10 @@ void exs_negcache_add(struct net *net, const struct sockaddr *sa)
 	if (ttl <= 0)
 		return;
 	exs_addr_to_v6(sa, &addr, &port);
+	if (host && host_ttl > 0) {
+		ttl = host_ttl;
+		port = 0;
+	}
 	hash = exs_neg_hash(&addr, port);
 	spin_lock_bh(&en->neg_lock);
 	e = exs_neg_find(en, &addr, port, hash);
@@ -99,6 +113,28 @@ void exs_negcache_add(struct net *net, const struct sockaddr *sa)
 	spin_unlock_bh(&en->neg_lock);
 }
 
+/* A connect to @sa went to TCP for @reason, not for a while only (the
+ * caller knows that): what says AF_EXS is not there keeps later connects
+ * away.  A refusal or another protocol version is the port's; no answer
+ * at all, the host's.
+ */
+void exs_negcache_failed(struct net *net, const struct sockaddr *sa,
+			 enum exs_fallback_reason reason)
+{
+	switch (reason) {
+	case EXS_FALLBACK_PEER_REJECT:
+	case EXS_FALLBACK_VERSION:
+		exs_negcache_add(net, sa, false);
+		break;
+	case EXS_FALLBACK_TIMEOUT:
+	case EXS_FALLBACK_NO_ANSWER:
+		exs_negcache_add(net, sa, true);
+		break;
+	default:
+		break;
+	}
+}
+
 void exs_negcache_net_init(struct net *net)
 {
 	struct exs_net *en = exs_pernet(net);
@@ -108,7 +144,7 @@ void exs_negcache_net_init(struct net *net)
 }
 
 /* Drop every entry, or (@all false) those of this host's own addresses
- * at @port.
+ * at @port and for every port.
  */
 static void exs_neg_forget(struct net *net, bool all, __be16 port)
 {
@@ -119,7 +155,7 @@ static void exs_neg_forget(struct net *net, bool all, __be16 port)
 
 	spin_lock_bh(&en->neg_lock);
 	hash_for_each_safe(en->neg, bkt, tmp, e, node)
-		if (all || (e->port == port &&
+		if (all || ((e->port == port || !e->port) &&
 			    exs_addr_is_local(net, &e->addr)))
 			exs_neg_del(en, e);
 	spin_unlock_bh(&en->neg_lock);

@@ -4,6 +4,7 @@
  */
 #include <linux/in6.h>
 #include <net/addrconf.h>
+#include <net/ip6_route.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
 
@@ -25,6 +26,37 @@ bool exs_addr_is_local(struct net *net, const struct in6_addr *addr)
 	if (ipv6_addr_v4mapped(addr))
 		return inet_addr_type(net, addr->s6_addr32[3]) == RTN_LOCAL;
 	return ipv6_chk_addr(net, addr, NULL, 0);
+}
+
+/* Does @net route to @addr through a gateway?  RoCEv2 and iWARP would
+ * follow it, but a peer behind a router is mostly not in the RDMA fabric
+ * (a web server, a mirror), and its REQ would cross networks for nothing.
+ * No route at all: no, the attempt finds that out as before.
+ */
+bool exs_addr_via_gateway(struct net *net, const struct in6_addr *addr)
+{
+	struct dst_entry *dst;
+	struct rtable *rt;
+	bool gw;
+
+	if (ipv6_addr_v4mapped(addr)) {
+		struct flowi4 fl4 = { .daddr = addr->s6_addr32[3] };
+
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return false;
+		gw = rt->rt_uses_gateway;
+		ip_rt_put(rt);
+	} else {
+		struct flowi6 fl6 = { .daddr = *addr };
+
+		dst = ip6_route_output(net, NULL, &fl6);
+		gw = !dst->error &&
+		     (container_of(dst, struct rt6_info, dst)->rt6i_flags &
+		      RTF_GATEWAY);
+		dst_release(dst);
+	}
+	return gw;
 }
 
 static int __net_init exs_net_init(struct net *net)

@@ -15,6 +15,8 @@ struct exs_mib;
 struct exs_settings {
 	int	connect_timeout_ms;	/* an RDMA attempt, before TCP */
 	int	neg_cache_ttl_ms;	/* how long a failed peer stays on TCP */
+	int	neg_cache_host_ttl_ms;	/* ...a host that never answered */
+	int	connect_race_ms;	/* a REQ's answer awaited, before TCP */
 	int	ring_size;		/* receive ring without SO_RCVBUF */
 	int	busy_poll_us;		/* EXS_BUSY_POLL of a new socket */
 	int	inline_threshold;	/* EXS_INLINE of a new socket */
@@ -22,6 +24,9 @@ struct exs_settings {
 	int	ack_timeout;		/* the QPs' local ACK timeout; 0: CM's */
 	int	reuse_idle_ms;		/* a parked QP waits; 0: no reuse */
 	int	share_qp;		/* connections share a QP (share.c) */
+	/* mem.c: what accepted streams' rings may pin, in pages */
+	unsigned long	ring_mem;	/* in the namespace */
+	unsigned long	ring_mem_peer;	/* ...for one peer node */
 };
 
 struct exs_map;
@@ -45,6 +50,8 @@ struct exs_net {
 	spinlock_t		neg_lock;	/* the negative cache */
 	unsigned int		neg_count;
 	DECLARE_HASHTABLE(neg, 6);
+	/* mem.c: pages accepted streams' rings pin, under its lock */
+	unsigned long		ring_pages;
 };
 
 struct exs_net *exs_pernet(const struct net *net);
@@ -66,7 +73,8 @@ void exs_sysctl_net_exit(struct net *net);
 /* negcache.c: peers whose last RDMA attempt failed go to TCP for a while */
 struct sockaddr;
 bool exs_negcache_hit(struct net *net, const struct sockaddr *addr);
-void exs_negcache_add(struct net *net, const struct sockaddr *addr);
+void exs_negcache_failed(struct net *net, const struct sockaddr *addr,
+			 enum exs_fallback_reason reason);
 void exs_negcache_net_init(struct net *net);
 void exs_negcache_flush(struct net *net);
 void exs_negcache_forget_local(struct net *net, __be16 port);
@@ -75,7 +83,8 @@ void exs_negcache_forget_local(struct net *net, __be16 port);
 struct exs_map_entry;
 enum exs_fallback_reason exs_policy_route(struct net *net,
 					  const struct sockaddr *dst,
-					  struct sockaddr_storage *node);
+					  struct sockaddr_storage *node,
+					  bool *named);
 int exs_policy_map_change(struct net *net, const struct exs_map_entry *add,
 			  unsigned int n, const struct exs_map_entry *del,
 			  bool replace);
@@ -93,5 +102,6 @@ void exs_netlink_exit(void);
 int exs_netns_init(void);
 void exs_netns_exit(void);
 bool exs_addr_is_local(struct net *net, const struct in6_addr *addr);
+bool exs_addr_via_gateway(struct net *net, const struct in6_addr *addr);
 
 #endif /* __EXS_NETNS_H */

@@ -17,11 +17,13 @@
 #include "protocol.h"
 
 /* How connect() to @dst starts: EXS_FALLBACK_NONE and the RDMA address
- * in @node, or EXS_FALLBACK_POLICY.
+ * in @node, or EXS_FALLBACK_POLICY.  *@named: the map named @dst, so
+ * RDMA may go there even through a gateway (exs_addr_via_gateway()).
  */
 enum exs_fallback_reason exs_policy_route(struct net *net,
 					  const struct sockaddr *dst,
-					  struct sockaddr_storage *node)
+					  struct sockaddr_storage *node,
+					  bool *named)
 {
 	struct exs_net *en = exs_pernet(net);
 	enum exs_fallback_reason reason = EXS_FALLBACK_NONE;
@@ -31,6 +33,7 @@ enum exs_fallback_reason exs_policy_route(struct net *net,
 	struct in6_addr addr;
 	__be16 port;
 
+	*named = false;
 	if (policy == EXS_POLICY_OFF)
 		return EXS_FALLBACK_POLICY;
 	exs_addr_to_v6(dst, &addr, &port);
@@ -39,6 +42,7 @@ enum exs_fallback_reason exs_policy_route(struct net *net,
 	map = rcu_dereference(en->map);
 	if (map)
 		e = exs_map_lookup(map, &addr);
+	*named = !!e;
 	if (e && exs_map_port_ok(e, ntohs(port)))
 		exs_addr_from_v6(ipv6_addr_any(&e->node) ? &addr : &e->node,
 				 port, node);

@@ -106,6 +106,12 @@ static inline bool sk_is_exs(const struct sock *sk)
 void exs_diag_link(struct exs_sock *exs);
 void exs_diag_unlink(struct exs_sock *exs);
 
+/* zerocopy.c */
+struct ubuf_info *exs_zc_begin(struct sock *sk, struct msghdr *msg,
+			       size_t len);
+void exs_zc_end(struct exs_sock *exs, struct ubuf_info *uarg, size_t copied);
+int exs_recv_errqueue(struct exs_sock *exs, struct msghdr *msg, size_t len);
+
 /* family.c */
 void exs_sock_init(struct sock *sk, struct socket *native);
 struct sock *exs_sock_alloc(struct net *net, struct socket *sock,
@@ -132,6 +138,11 @@ void exs_inherit_settings(struct exs_sock *exs, struct exs_sock *lexs);
 u32 exs_ring_size_of(struct exs_sock *exs);
 void exs_sock_info(struct exs_sock *exs, struct exs_info *info);
 void exs_copy_settings_to_child(struct exs_sock *lexs, struct sock *child);
+
+/* busy_poll.c */
+int exs_busy_poll_init(void);
+void exs_busy_poll_exit(void);
+void exs_busy_poll_mark(struct sock *sk);
 
 /* socket.c */
 int exs_native_autobind(struct exs_sock *exs, struct sockaddr *addr);

@@ -16,7 +16,7 @@
  * The connector's end (the host that built the QP) keeps it in the pool
  * for a later connect() to the same RDMA node; the acceptor's end waits
  * for an OPEN, which names the TCP-level ends as the CM's REQ does, and
- * hands it to the listener on that port (accept.c) or REFUSEs it and
+ * hands it to a listener on that port (listeners.c) or REFUSEs it and
  * stays parked.  A parked QP joins the same two hosts as before and
  * nothing else, and its rings were that peer's to write already: the
  * security model is that of one connection.
@@ -362,14 +362,28 @@ void exs_park_return(struct exs_conn *conn)
 		exs_conn_orphan(conn, false);
 }
 
-/* An OPEN on a parked acceptor's end, @peer its fields: to the listener
- * on that port, answered READY, or REFUSEd (the QP stays parked).
- * Called under conn->lock: 0, or -EPROTO for an OPEN that does not
- * match the QP.
+/* An OPEN on a parked acceptor's end, @peer its fields, from the
+ * peer's channel @from (0: the QP's own): to the listener on that port,
+ * answered READY, or REFUSEd (the QP stays parked).  Called under
+ * conn->lock: 0, or -EPROTO for an OPEN that does not match the QP.
  */
-int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer)
+int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer,
+		    u8 from)
 {
 	int why;
+
+	/* A rider's channel here that no longer carries the stream the
+	 * peer parked: ours was let go (the pool was full, or reuse is
+	 * off here) and a later JOIN took the channel, or it is going.
+	 * The peer could not know: its OPEN is refused on its channel,
+	 * and it starts afresh; the stream here is not the OPEN's to end.
+	 */
+	if (conn->carrier && conn->passive &&
+	    (conn->park == EXS_PARK_GONE || from != conn->peer_chan)) {
+		/* a channel's OPEN names one, 1 to 127 (wire.c) */
+		exs_share_refuse_open(conn, from);
+		return 0;
+	}
 
 	/* Our end is letting the QP go (its idle time ran out, or it did
 	 * not fit in the pool) as the OPEN came: no violation, and no

@@ -201,7 +201,7 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 			exs_conn_finished(conn);
 		return 0;
 	case EXS_MSG_OPEN:
-		return exs_park_accept(conn, &peer);
+		return exs_park_accept(conn, &peer, cursor);
 	case EXS_MSG_RESUME:
 		return exs_resume_rx(conn, cursor, rx->msg.flags);
 	case EXS_MSG_JOIN:
@@ -275,10 +275,18 @@ static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 		 */
 		bool late = opcode == IB_WC_RECV && type == EXS_MSG_JOINED &&
 			    !rider->passive && !rider->peer_chan;
-		struct exs_conn *carrier = rider->carrier;
-
+		/* An OPEN for the stream this channel carried, which ended
+		 * here while the peer's end parked: refused, as on a channel
+		 * reused since (exs_park_accept()), on the channel it names
+		 * (1 to 127: wire.c)
+		 */
+		if (opcode == IB_WC_RECV && type == EXS_MSG_OPEN &&
+		    rider->passive)
+			exs_share_refuse_open(rider, cursor);
 		spin_unlock(&rider->lock);
 		if (late) {
+			struct exs_conn *carrier = rider->carrier;
+
 			spin_lock(&carrier->lock);
 			exs_conn_send_to(carrier, EXS_MSG_ABORT, cursor, 0);
 			spin_unlock(&carrier->lock);

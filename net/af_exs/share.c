@@ -33,6 +33,7 @@
 
 #include "protocol.h"
 #include "conn.h"
+#include "mem.h"
 #include "mib.h"
 #include "netns.h"
 
@@ -499,6 +500,7 @@ int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 		return -ENOMEM;
 	}
 	rider->carrier = carrier;	/* its reference, until freed */
+	rider->memcg = exs_mem_sock_memcg(&exs->sk);
 	rider->node = carrier->node;
 	rider->ack_cfg = carrier->ack_cfg;
 	rider->self = carrier->self;
@@ -605,14 +607,35 @@ int exs_share_rx_join(struct exs_conn *carrier,
 	return 0;
 }
 
-static void exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
+/* The same, or, unheard (the connector's connect would wait for its
+ * deadline), the carrier's own stream reset.  Called under carrier->lock.
+ */
+static void exs_share_refuse_or_reset(struct exs_conn *carrier, u8 chan,
+				      int why)
 {
-	spin_lock_bh(&carrier->lock);
-	/* unheard, the connector's connect would wait for its deadline */
 	if (__exs_share_refuse(carrier, chan, why) &&
 	    carrier->state == EXS_CONN_ESTABLISHED)
 		__exs_conn_abort(carrier, -ECONNRESET, false);
+}
+
+static void exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
+{
+	spin_lock_bh(&carrier->lock);
+	exs_share_refuse_or_reset(carrier, chan, why);
 	spin_unlock_bh(&carrier->lock);
+}
+
+/* REFUSE an OPEN that reached @rider but was meant for the stream its
+ * channel carried before (exs_park_accept()), to the peer's channel
+ * @chan, on the carrier's QP.  Called under rider->lock.
+ */
+void exs_share_refuse_open(struct exs_conn *rider, u8 chan)
+{
+	struct exs_conn *carrier = rider->carrier;
+
+	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
+	exs_share_refuse_or_reset(carrier, chan, EXS_WIRE_REJ_NOMEM);
+	spin_unlock(&carrier->lock);
 }
 
 /* A JOIN for a listener of ours: a rider, its ring registered, JOINED,

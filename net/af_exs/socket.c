@@ -448,8 +448,12 @@ static int exs_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 {
 	struct socket *native = exs_native(sock);
 
+	/* the error queue is read without waiting for a connect to settle,
+	 * as TCP's: the native socket's is empty until the merge
+	 */
 	if (native != sock &&
-	    exs_settled_on_rdma(exs_sk(sock->sk), flags & MSG_DONTWAIT))
+	    exs_settled_on_rdma(exs_sk(sock->sk),
+				flags & (MSG_DONTWAIT | MSG_ERRQUEUE)))
 		return exs_rdma_recvmsg(exs_sk(sock->sk), msg, len, flags);
 	return READ_ONCE(native->ops)->recvmsg(native, msg, len, flags);
 }

@@ -28,9 +28,20 @@ static int exs_setsockopt_sol_socket(struct socket *sock, int optname,
 	int err;
 
 	/* Odd sizes are TCP's business alone: no second read of user memory. */
-	if (optlen > sizeof(buf) || exs_sol_socket_native_only(optname))
-		return sock_setsockopt(native, SOL_SOCKET, optname, optval,
-				       optlen);
+	if (optlen > sizeof(buf) || exs_sol_socket_native_only(optname)) {
+		err = sock_setsockopt(native, SOL_SOCKET, optname, optval,
+				      optlen);
+		/* what the native socket took, an RDMA socket's sendmsg()
+		 * and getsockopt() read here too (zerocopy.c)
+		 */
+		if (!err && optname == SO_ZEROCOPY) {
+			lock_sock(sock->sk);	/* sk_flags: not atomic */
+			sock_valbool_flag(sock->sk, SOCK_ZEROCOPY,
+					  sock_flag(native->sk, SOCK_ZEROCOPY));
+			release_sock(sock->sk);
+		}
+		return err;
+	}
 
 	/* Read the value once, so both socks get the same one. */
 	if (copy_from_sockptr(buf, optval, optlen))
@@ -247,7 +258,8 @@ int exs_getsockopt(struct socket *sock, int level, int optname,
 				(1UL << SOCK_WIFI_STATUS) | \
 				(1UL << SOCK_NOFCS) | \
 				(1UL << SOCK_FILTER_LOCKED) | \
-				(1UL << SOCK_TSTAMP_NEW))
+				(1UL << SOCK_TSTAMP_NEW) | \
+				(1UL << SOCK_ZEROCOPY))
 
 /* The socket-level settings a socket passes on: to its native socket,
  * or from a listener to the sockets it accepts, as TCP's sock_copy does.

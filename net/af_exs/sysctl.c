@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* net.exs sysctls, per network namespace (Documentation/af_exs/sysctl.rst). */
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
@@ -97,6 +98,34 @@ static struct ctl_table exs_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
+	{
+		.procname	= "ring_mem",	/* pages, as tcp_mem */
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+	},
+	{
+		.procname	= "ring_mem_peer",
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+	},
+	{
+		.procname	= "neg_cache_host_ttl_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &exs_ttl_max,
+	},
+	{
+		.procname	= "connect_race_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &exs_connect_timeout_max,
+	},
 	{ }
 };
 
@@ -107,11 +136,23 @@ int exs_sysctl_net_init(struct net *net)
 
 	en->cfg.connect_timeout_ms = 5000;
 	en->cfg.neg_cache_ttl_ms = 10000;
+	en->cfg.neg_cache_host_ttl_ms = 60000;
+	/* RFC 8305's Connection Attempt Delay: a REQ's answer (REP or REJ)
+	 * takes a round trip and the peer's setup of a queue pair, well
+	 * under this on hardware
+	 */
+	en->cfg.connect_race_ms = 250;
 	en->cfg.ring_size = 256 << 10;
 	en->cfg.inline_threshold = EXS_INLINE_DEFAULT;
 	en->cfg.delayed_ack_fraction = EXS_ACK_FRACTION_DEFAULT;
 	en->cfg.reuse_idle_ms = 10000;
 	en->cfg.share_qp = 1;
+	/* pinned, unlike TCP's buffers (tcp_mem's largest default is about
+	 * 3/32 of memory, for the host): a quarter of memory for the
+	 * namespace (the initial one's: the host's), an eighth for one peer
+	 */
+	en->cfg.ring_mem = totalram_pages() / 4;
+	en->cfg.ring_mem_peer = totalram_pages() / 8;
 
 	table = kmemdup(exs_sysctl_template, sizeof(exs_sysctl_template),
 			GFP_KERNEL);
@@ -126,6 +167,10 @@ int exs_sysctl_net_init(struct net *net)
 	table[6].data = &en->cfg.ack_timeout;
 	table[7].data = &en->cfg.reuse_idle_ms;
 	table[8].data = &en->cfg.share_qp;
+	table[9].data = &en->cfg.ring_mem;
+	table[10].data = &en->cfg.ring_mem_peer;
+	table[11].data = &en->cfg.neg_cache_host_ttl_ms;
+	table[12].data = &en->cfg.connect_race_ms;
 
 	en->sysctl = exs_register_net_sysctl(net, "net/exs", table,
 					     ARRAY_SIZE(exs_sysctl_template) - 1);

@@ -391,6 +391,9 @@ static void exs_connect_timed_out(struct exs_conn *conn)
 	};
 	u8 at = READ_ONCE(conn->stage);
 
+	/* its REQ's head start ran out (head_start.c) */
+	if (exs_head_start_out(conn))
+		return;
 	if (!conn->reason)
 		conn->reason = EXS_FALLBACK_TIMEOUT;
 	/* a peer that answered the REQ runs AF_EXS: slow, not absent, so

@@ -23,7 +23,9 @@
 			 { EXS_FALLBACK_VERSION, "version" },		\
 			 { EXS_FALLBACK_NOMEM, "nomem" },		\
 			 { EXS_FALLBACK_POLICY, "policy" },		\
-			 { EXS_FALLBACK_NEG_CACHE, "neg_cache" })
+			 { EXS_FALLBACK_NEG_CACHE, "neg_cache" },	\
+			 { EXS_FALLBACK_NO_ANSWER, "no_answer" },	\
+			 { EXS_FALLBACK_GATEWAY, "gateway" })
 
 /* One RDMA connection, by its TCP-level four-tuple. */
 DECLARE_EVENT_CLASS(exs_conn_class,

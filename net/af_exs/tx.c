@@ -37,7 +37,29 @@ static struct exs_tx_slot *exs_tx_slot_get(struct exs_conn *conn)
 	slot = &conn->tx[conn->sq_head % EXS_SQ_DEPTH];
 	slot->seq = conn->sq_head++;
 	slot->end = conn->tposted;
+	slot->posted_ns = ktime_get_ns();
 	return slot;
+}
+
+/* An ack @us after its request was posted: TCP's estimator (RFC 6298's
+ * gains, 1/8 and 1/4), as tcpi_rtt and tcpi_rttvar read.  Called under
+ * conn->lock.
+ */
+static void exs_rtt_sample(struct exs_conn *conn, u32 us)
+{
+	us = max(us, 1U);
+	if (!conn->srtt_us) {
+		conn->srtt_us = us;
+		conn->rttvar_us = us / 2;
+		conn->min_rtt_us = us;
+		return;
+	}
+	/* abs_diff() is 6.2's */
+	conn->rttvar_us = conn->rttvar_us - conn->rttvar_us / 4 +
+			  (conn->srtt_us > us ? conn->srtt_us - us :
+						us - conn->srtt_us) / 4;
+	conn->srtt_us = conn->srtt_us - conn->srtt_us / 8 + us / 8;
+	conn->min_rtt_us = min(conn->min_rtt_us, us);
 }
 
 /* A signaled request is posted and not yet completed: the peer's device
@@ -596,6 +618,8 @@ void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	conn->last_heard = jiffies;	/* the peer's device acked it */
 	conn->last_acked = conn->last_heard;
+	exs_rtt_sample(conn, div_u64(ktime_get_ns() - slot->posted_ns,
+				     NSEC_PER_USEC));
 	if (conn->fin_sent && conn->sq_head == conn->sq_tail)
 		conn->fin_acked = true;
 	if (conn->park == EXS_PARK_IDLE) {

@@ -35,6 +35,9 @@ setup() {
 		# insmod does not resolve dependencies: rdma_cm pulls ib_core
 		modprobe -q rdma_cm 2>/dev/null	# built in on the debug kernel
 		insmod "$module" || return 1
+		# as lib.sh's exs_rig_sysctls: an emulated REQ's answer
+		# may take longer than the hardware's head start
+		sysctl -qw net.exs.connect_race_ms=0
 	fi
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	# kmemleak (debug kernel): forget what boot left behind, and scan only

@@ -14,7 +14,7 @@
 #
 # EXS_BENCH_REPS (3), EXS_BENCH_SECONDS (2) per figure, EXS_BENCH_QUICK=1
 # (only the sizes and client counts the targets name), EXS_BENCH_WORKLOADS
-# (which of "pp stream conn rr" run: all).
+# (which of "pp stream conn rr nordma" run: all).
 set -u
 # shellcheck source=../../selftests/lib.sh
 . "$(dirname "$0")/../../selftests/lib.sh"
@@ -93,7 +93,9 @@ smc_setup > "$share/smc.a.why" 2>&1
 smc_why=$(cat "$share/smc.a.why" "$share/smc.b.why" | head -n 1)
 results=$out/results.jsonl
 : > "$results"
-sysctl -qw net.exs.connect_timeout_ms=30000
+# a loaded emulated host may answer a REQ later than a head start made
+# for hardware (net.exs.connect_race_ms): the figures wait for RDMA
+sysctl -qw net.exs.connect_timeout_ms=30000 net.exs.connect_race_ms=0
 n=0
 
 emit() {	# emit REP: tag exs_bench's line with the run's facts
@@ -203,7 +205,7 @@ perf() {
 		emit "$rep"
 }
 
-workloads=" ${EXS_BENCH_WORKLOADS:-pp stream conn rr} "
+workloads=" ${EXS_BENCH_WORKLOADS:-pp stream conn rr nordma} "
 runs() { [[ "$workloads" == *" $1 "* ]]; }
 
 for ((rep = 1; rep <= reps; rep++)); do
@@ -236,6 +238,37 @@ for ((rep = 1; rep <= reps; rep++)); do
 		done
 	done
 done
+# A host without RDMA, last (b deletes its device): 50 AF_EXS connects
+# to fresh ports beside 50 TCP ones, each repetition with a's negative
+# cache emptied, so that each pays the first connect's head start
+# (net.exs.connect_race_ms) as a new host would
+if runs nordma; then
+	# reuse_idle_ms 0: no parked queue pair or link to b, whose end of
+	# them goes with its device, is tried
+	sysctl -qw net.exs.connect_timeout_ms=5000 net.exs.connect_race_ms=250 \
+		net.exs.reuse_idle_ms=0
+	remote "rdma link delete rxe0; exec exs_conntime -l -p 18100 -c 50"
+	sleep 2		# b takes its command within 0.1 s: its device is gone
+	for ((rep = 1; rep <= reps; rep++)); do
+		# b's listeners may not be up yet: a refused connect fails
+		line=
+		for ((try = 0; try < 20; try++)); do
+			exsconfig flush
+			line=$(exs_conntime -a $peer -p 18100 -c 50 -j \
+				2> "$out/bench.err") && break
+			line=
+			sleep 1
+		done
+		if [ -n "$line" ]; then
+			echo "$line" | emit "$rep"
+		else
+			for t in nordma tcp; do
+				missing "$rep" $t connect 1 1 \
+					"$(tail -n 1 "$out/bench.err" | tr -d '"\\')"
+			done
+		fi
+	done
+fi
 touch "$share/finished"
 echo "# $(wc -l < "$results") figures in $results"
 echo "# af_exs: $(exs_stat_line)"

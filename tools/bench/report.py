@@ -27,9 +27,10 @@ from functools import partial
 
 # The figure each workload is judged by, and whether lower is better.
 METRIC = {"pp": ("lat_us", True), "stream": ("mbit_s", False),
-          "conn": ("per_s", False), "rr": ("per_s", False)}
+          "conn": ("per_s", False), "rr": ("per_s", False),
+          "connect": ("conn_us", True)}
 RDMA_PEERS = {"smc", "rsockets"}
-TCP_LIKE = {"tcp", "fallback"}
+TCP_LIKE = {"tcp", "fallback", "nordma"}
 
 
 def wrong_transport(f):
@@ -226,6 +227,10 @@ RATIOS = {
     "rr_scaling_exs_over_tcp": (gain("exs"), gain("tcp"), 0.90, ">="),
     "rr16_exs_over_smc":
         (("exs", "rr", 64, 16), ("smc", "rr", 64, 16), 1.30, ">="),
+    # connect() to a host without RDMA (bench-guest.sh's nordma), the
+    # first one's head start included, over TCP's beside it
+    "connect_nordma_exs_over_tcp":
+        (("nordma", "connect", 1, 1), ("tcp", "connect", 1, 1), 1.10, "<="),
 }
 
 
@@ -262,7 +267,8 @@ def term(table, t):
 
 # The fallback is TCP's own socket: its ratios are paired (Table.paired),
 # as a 2% target is below the spread of three unpaired medians here.
-PAIRED = {"lat16_fallback_over_tcp", "bw64k_fallback_over_tcp"}
+PAIRED = {"lat16_fallback_over_tcp", "bw64k_fallback_over_tcp",
+          "connect_nordma_exs_over_tcp"}
 
 
 def quotient(table, num, den):

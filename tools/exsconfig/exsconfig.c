@@ -50,6 +50,8 @@ static const char *const fallback_names[] = {
 	[EXS_FALLBACK_NOMEM]		= "nomem",
 	[EXS_FALLBACK_POLICY]		= "policy",
 	[EXS_FALLBACK_NEG_CACHE]	= "neg_cache",
+	[EXS_FALLBACK_NO_ANSWER]	= "no_answer",
+	[EXS_FALLBACK_GATEWAY]		= "gateway",
 };
 
 static const char *const link_state_names[] = {

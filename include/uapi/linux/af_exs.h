@@ -82,6 +82,8 @@ enum exs_fallback_reason {
 	EXS_FALLBACK_NOMEM,
 	EXS_FALLBACK_POLICY,		/* map, port list or policy said TCP */
 	EXS_FALLBACK_NEG_CACHE,		/* peer recently failed an RDMA attempt */
+	EXS_FALLBACK_NO_ANSWER,		/* no answer in net.exs.connect_race_ms */
+	EXS_FALLBACK_GATEWAY,		/* the node is behind a gateway, unmapped */
 	__EXS_FALLBACK_MAX,
 };
 
@@ -193,7 +195,9 @@ enum exs_range_attr {
 enum exs_stat_attr {
 	EXS_STAT_UNSPEC,
 	EXS_STAT_NAME,		/* string: the /proc/net/exs_stat name */
-	EXS_STAT_VALUE,		/* u64: since load or the last reset */
+	EXS_STAT_VALUE,		/* u64: since load or the last reset; a
+				 * gauge (RingMemPages): now
+				 */
 	EXS_STAT_PAD,
 	__EXS_STAT_MAX,
 };
