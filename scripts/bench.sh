@@ -38,7 +38,7 @@ mkdir -p "$out"
 guest="export EXS_BENCH_REPS=${EXS_BENCH_REPS:-3}"
 guest+=" EXS_BENCH_SECONDS=${EXS_BENCH_SECONDS:-2}"
 guest+=" EXS_BENCH_QUICK=${EXS_BENCH_QUICK:-0}"
-guest+=" EXS_BENCH_WORKLOADS='${EXS_BENCH_WORKLOADS:-pp stream conn rr nordma}'"
+guest+=" EXS_BENCH_WORKLOADS='${EXS_BENCH_WORKLOADS:-pp stream conn rr fair nordma}'"
 guest+="; tools/bench/bench-guest.sh"
 for k in $kernels; do
 	echo "# $k: booting two hosts, measuring (tens of minutes under TCG)"

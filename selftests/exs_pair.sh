@@ -706,14 +706,17 @@ else
 fi
 
 # Fair sharing: a 64-byte ping-pong whose link also carries a stream of
-# 64 KiB writes.  Its median latency under that load over its median
-# alone, against the same quotient for two TCP connections measured in
-# turns with it (exs_bench -w fair, three rounds each, medians): at most
-# twice TCP's.  Each AF_EXS round's stream rides the ping-pong's link
-# (JOIN, or a channel of it parked the round before), both over RDMA;
-# TCP's over TCP.
+# 64 KiB writes (exs_bench -w fair, three rounds, beside two TCP
+# connections measured alike).  What is asserted is what the two streams
+# did: each AF_EXS round's stream rode the ping-pong's link (JOIN, or a
+# channel of it parked the round before), both over RDMA, TCP's over TCP,
+# and the ping-pong kept exchanging while the stream kept writing (a
+# starved one makes its first loaded round trip only once the stream
+# stops).  The latency quotients (loaded over alone, AF_EXS's over TCP's)
+# are printed, never judged: make bench judges them, as
+# fair_exs_over_tcp (at most 2).
 share_fair() {
-	local name="a ping-pong beside a 64 KiB stream on its link: latency as TCP's" r
+	local name="a ping-pong beside a 64 KiB stream on its link: both move" r
 	local out=$EXS_TMP/fair.json shared reused rdma
 	if [ "$host" = b ]; then
 		exs_bg exs_bench -s -f exs -p 21028
@@ -752,8 +755,13 @@ if len(q["exs"]) != 3 or len(q["tcp"]) != 3:
     sys.exit(f"runs on the wrong transport, or missing: {runs}")
 exs, tcp = statistics.median(q["exs"]), statistics.median(q["tcp"])
 print(f"loaded/alone latency: AF_EXS {exs:.2f} (rounds {q['exs']}), "
-      f"TCP {tcp:.2f} (rounds {q['tcp']}), ratio {exs / tcp:.2f}")
-sys.exit(0 if exs <= 2 * tcp else 1)
+      f"TCP {tcp:.2f} (rounds {q['tcp']}), ratio {exs / tcp:.2f} "
+      "(printed; make bench judges it)")
+# both moved at once: round trips under the load, and the load's writes
+# between the first and the last of them
+stalled = [r for r in runs if r["iters"] < 2 or r.get("load_writes", 0) < 1]
+if stalled:
+    sys.exit(f"a round where one of the two did not move: {stalled}")
 PY
 	# both quotients, printed whatever the verdict
 	sed 's/^/# /' "$EXS_TMP/run.log" | tail -n 1

@@ -14,7 +14,7 @@
 #
 # EXS_BENCH_REPS (3), EXS_BENCH_SECONDS (2) per figure, EXS_BENCH_QUICK=1
 # (only the sizes and client counts the targets name), EXS_BENCH_WORKLOADS
-# (which of "pp stream conn rr nordma" run: all).
+# (which of "pp stream conn rr fair nordma" run: all).
 set -u
 # shellcheck source=../../selftests/lib.sh
 . "$(dirname "$0")/../../selftests/lib.sh"
@@ -205,7 +205,7 @@ perf() {
 		emit "$rep"
 }
 
-workloads=" ${EXS_BENCH_WORKLOADS:-pp stream conn rr nordma} "
+workloads=" ${EXS_BENCH_WORKLOADS:-pp stream conn rr fair nordma} "
 runs() { [[ "$workloads" == *" $1 "* ]]; }
 
 for ((rep = 1; rep <= reps; rep++)); do
@@ -236,6 +236,11 @@ for ((rep = 1; rep <= reps; rep++)); do
 		for t in tcp exs exs_noshare exs_nobatch smc rsockets; do
 			sock "$rep" $t rr 64 "$c"
 		done
+	done
+	# a 64-byte ping-pong alone, then beside a 64 KiB stream on a
+	# second connection (AF_EXS's on the same link): the two quotients
+	for t in tcp exs; do
+		runs fair && sock "$rep" $t fair 64
 	done
 done
 # A host without RDMA, last (b deletes its device): 50 AF_EXS connects

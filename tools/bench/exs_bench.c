@@ -14,8 +14,9 @@
  *   rr      -n clients, each a connection doing -z byte ping-pongs: per second
  *   fair    pp, alone and then while a second connection of the family
  *           streams 64 KiB writes, -t seconds each: lat_us under that
- *           load, lat_alone_us without (streams sharing a link, and two
- *           TCP connections, measured alike)
+ *           load, lat_alone_us without, load_writes the stream's writes
+ *           in between (streams sharing a link, and two TCP
+ *           connections, measured alike)
  *
  * Every connection opens with a struct hello naming what the server does
  * with it.  A control connection asks the server host's busy CPU time at the
@@ -408,6 +409,7 @@ static void tally_add(struct tally *t, const struct snap *a,
 struct result {
 	uint64_t iters, bytes;
 	double elapsed, lat_us, lat_p99_us, lat_alone_us;
+	uint64_t load_writes;	/* fair: the load's writes beside the pp */
 	const char *carrier;
 	struct tally use;
 };
@@ -519,7 +521,8 @@ static void sink_run(struct sink *k, double end, bool drain)
 	do {
 		if (full_io(k->fd, k->buf, k->size, true))
 			die("send");
-		k->n++;
+		/* fairness() reads it from the ping-pong's thread */
+		__atomic_add_fetch(&k->n, 1, __ATOMIC_RELAXED);
 	} while (now() < end && !__atomic_load_n(&k->stop, __ATOMIC_RELAXED));
 	while (drain && !ioctl(k->fd, SIOCOUTQ, &queued) && queued > 0)
 		usleep(200);
@@ -587,7 +590,10 @@ static void fairness(struct result *r)
 	if (pthread_create(&t, NULL, fair_load, &k))
 		die("pthread_create");
 	usleep(200000);		/* the stream up to speed */
+	r->load_writes = __atomic_load_n(&k.n, __ATOMIC_RELAXED);
 	pp_run(&p, now() + cfg.seconds);
+	r->load_writes = __atomic_load_n(&k.n, __ATOMIC_RELAXED) -
+			 r->load_writes;
 	__atomic_store_n(&k.stop, true, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	pp_close(&p, r);
@@ -731,7 +737,8 @@ static void print_result(const struct result *r, const char *label,
 	printf("\"lat_us\": %.2f, \"lat_p99_us\": %.2f, ", r->lat_us,
 	       r->lat_p99_us);
 	if (r->lat_alone_us)
-		printf("\"lat_alone_us\": %.2f, ", r->lat_alone_us);
+		printf("\"lat_alone_us\": %.2f, \"load_writes\": %llu, ",
+		       r->lat_alone_us, (unsigned long long)r->load_writes);
 	printf("\"mbit_s\": %.3f, \"per_s\": %.2f, ",
 	       r->bytes * 8 / r->elapsed / 1e6, r->iters / r->elapsed);
 	printf("\"cpu_client_s\": %.2f, \"cpu_server_s\": %.2f, ",

@@ -28,7 +28,7 @@ from functools import partial
 # The figure each workload is judged by, and whether lower is better.
 METRIC = {"pp": ("lat_us", True), "stream": ("mbit_s", False),
           "conn": ("per_s", False), "rr": ("per_s", False),
-          "connect": ("conn_us", True)}
+          "connect": ("conn_us", True), "fair": ("lat_load_quotient", True)}
 RDMA_PEERS = {"smc", "rsockets"}
 TCP_LIKE = {"tcp", "fallback", "nordma"}
 
@@ -72,6 +72,10 @@ def load(out):
             if not line:
                 continue
             f = json.loads(line)
+            # fair: the ping-pong's median latency beside the stream
+            # over its median alone
+            if f.get("workload") == "fair" and f.get("lat_alone_us"):
+                f["lat_load_quotient"] = f["lat_us"] / f["lat_alone_us"]
             if "error" in f:
                 why = f["error"] or "the run failed and said nothing"
             else:
@@ -231,6 +235,10 @@ RATIOS = {
     # first one's head start included, over TCP's beside it
     "connect_nordma_exs_over_tcp":
         (("nordma", "connect", 1, 1), ("tcp", "connect", 1, 1), 1.10, "<="),
+    # a ping-pong's latency beside a 64 KiB stream on its link, over its
+    # latency alone, against two TCP connections' (issue 41's fairness)
+    "fair_exs_over_tcp":
+        (("exs", "fair", 64, 1), ("tcp", "fair", 64, 1), 2.00, "<="),
 }
 
 
