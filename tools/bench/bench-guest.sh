@@ -107,6 +107,9 @@ missing() {	# missing REP TRANSPORT WORKLOAD SIZE CLIENTS WHY
 		"$kver" "$1" "$2" "$3" "$4" "$5" "$6" >> "$results"
 }
 
+# a figure's bound: fair's load ends by itself 2 -t + 30 s in
+tmo=$(awk -v s="$secs" 'BEGIN { printf "%d", 60 + 3 * s }')
+
 # sock REP TRANSPORT WORKLOAD SIZE [CLIENTS]: one exs_bench figure
 sock() {
 	local rep=$1 t=$2 w=$3 z=$4 c=${5:-1} pre=() opt=() line rc try servers=1
@@ -135,7 +138,7 @@ sock() {
 	# a server b has just started may not listen yet
 	for ((try = 0; try < 20; try++)); do
 		[ "$t" = rsockets ] && sleep 1
-		line=$(timeout 60 "${pre[@]}" exs_bench -c $peer \
+		line=$(timeout "$tmo" "${pre[@]}" exs_bench -c $peer \
 			-p "${port[$t]}" -f "${family[$t]}" -L "$t" -w "$w" \
 			-z "$z" -n "$c" -t "$secs" "${opt[@]}" 2> "$out/bench.err")
 		rc=$?
@@ -147,7 +150,7 @@ sock() {
 	if [ $rc = 0 ]; then
 		echo "$line" | emit "$rep"
 	elif [ $rc = 124 ]; then
-		missing "$rep" "$t" "$w" "$z" "$c" "no answer within 60 s"
+		missing "$rep" "$t" "$w" "$z" "$c" "no answer within $tmo s"
 	else
 		missing "$rep" "$t" "$w" "$z" "$c" \
 			"$(tail -n 1 "$out/bench.err" | tr -d '"\\')"

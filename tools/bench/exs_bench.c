@@ -15,8 +15,9 @@
  *   fair    pp, alone and then while a second connection of the family
  *           streams 64 KiB writes, -t seconds each: lat_us under that
  *           load, lat_alone_us without, load_writes the stream's writes
- *           in between (streams sharing a link, and two TCP
- *           connections, measured alike)
+ *           in between, load_outlived if the stream ended (at its own
+ *           end, 2 -t + 30 s) before the ping-pong did (streams sharing
+ *           a link, and two TCP connections, measured alike)
  *
  * Every connection opens with a struct hello naming what the server does
  * with it.  A control connection asks the server host's busy CPU time at the
@@ -410,6 +411,7 @@ struct result {
 	uint64_t iters, bytes;
 	double elapsed, lat_us, lat_p99_us, lat_alone_us;
 	uint64_t load_writes;	/* fair: the load's writes beside the pp */
+	bool load_outlived;	/* fair: the load ended before the pp did */
 	const char *carrier;
 	struct tally use;
 };
@@ -496,6 +498,7 @@ struct sink {
 	uint64_t n;
 	double elapsed;
 	bool stop;	/* fair's load: stop before the end (atomic) */
+	bool outlived;	/* fair's load: it ended at its own end, not on stop */
 };
 
 static void sink_open(struct sink *k, const char *family, struct result *r,
@@ -566,11 +569,15 @@ static void stream(struct result *r)
  */
 #define FAIR_LOAD_SIZE	65536
 
+/* The load's own end comes well after the ping-pong's: a ping-pong that
+ * was starved makes its round trip only once the load ends, and says so.
+ */
 static void *fair_load(void *arg)
 {
 	struct sink *k = arg;
 
-	sink_run(k, now() + 10 * cfg.seconds + 60, false);
+	sink_run(k, now() + 2 * cfg.seconds + 30, false);
+	k->outlived = !__atomic_load_n(&k->stop, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -596,6 +603,7 @@ static void fairness(struct result *r)
 			 r->load_writes;
 	__atomic_store_n(&k.stop, true, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
+	r->load_outlived = k.outlived;
 	pp_close(&p, r);
 	sink_close(&k, &load);
 	if (strcmp(load.carrier, r->carrier))
@@ -737,8 +745,9 @@ static void print_result(const struct result *r, const char *label,
 	printf("\"lat_us\": %.2f, \"lat_p99_us\": %.2f, ", r->lat_us,
 	       r->lat_p99_us);
 	if (r->lat_alone_us)
-		printf("\"lat_alone_us\": %.2f, \"load_writes\": %llu, ",
-		       r->lat_alone_us, (unsigned long long)r->load_writes);
+		printf("\"lat_alone_us\": %.2f, \"load_writes\": %llu, \"load_outlived\": %s, ",
+		       r->lat_alone_us, (unsigned long long)r->load_writes,
+		       r->load_outlived ? "true" : "false");
 	printf("\"mbit_s\": %.3f, \"per_s\": %.2f, ",
 	       r->bytes * 8 / r->elapsed / 1e6, r->iters / r->elapsed);
 	printf("\"cpu_client_s\": %.2f, \"cpu_server_s\": %.2f, ",
