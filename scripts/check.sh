@@ -136,21 +136,16 @@ vm_run() {
 # and call it dead: the dump says it lived.)  A host that died before
 # its dump, or that reported, is a failure.
 only_ran_out() {
-	local dir=$1 f clean
+	local dir=$1 f clean="$1/clean.live"
 	grep -q "did not finish" "$dir.log" || return 1
 	grep -q "logged kernel errors" "$dir.log" && return 1
-	clean=$(mktemp)
 	for f in "$dir"/[ab].live; do
 		# a host that finished said what its kernel logged itself
 		[ -r "$f" ] && [ ! -e "${f%.live}.rc" ] || continue
-		grep -q "near its timeout" "$f" || { rm -f "$clean"; return 1; }
+		grep -q "near its timeout" "$f" || return 1
 		grep -v "near its timeout\|exc_debug_kernel" "$f" > "$clean"
-		if [ -n "$(./selftests/vm/exs-vm-report "$clean")" ]; then
-			rm -f "$clean"
-			return 1
-		fi
+		[ -z "$(./selftests/vm/exs-vm-report "$clean")" ] || return 1
 	done
-	rm -f "$clean"
 }
 
 vm_report() {

@@ -712,9 +712,9 @@ fi
 # channel of it parked the round before), both over RDMA, TCP's over TCP,
 # and the ping-pong kept exchanging while the stream kept writing, and
 # was done before the stream's own end (a starved one makes its round
-# trips only once the stream ends, 34 s in: load_outlived).  The latency quotients (loaded over alone, AF_EXS's over TCP's)
-# are printed, never judged: make bench judges them, as
-# fair_exs_over_tcp (at most 2).
+# trips only once the stream ends, 34 s in: load_outlived).  The latency
+# quotients (loaded over alone, AF_EXS's over TCP's) are printed, never
+# judged: make bench judges them, as fair_exs_over_tcp (at most 2).
 share_fair() {
 	local name="a ping-pong beside a 64 KiB stream on its link: both move" r
 	local out=$EXS_TMP/fair.json shared reused rdma

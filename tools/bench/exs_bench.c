@@ -586,6 +586,7 @@ static void fairness(struct result *r)
 	struct sink k = { 0 };
 	struct result load = { 0 };
 	struct pp p = { 0 };
+	uint64_t writes;
 	pthread_t t;
 
 	pp_open(&p, cfg.family, r);
@@ -597,10 +598,9 @@ static void fairness(struct result *r)
 	if (pthread_create(&t, NULL, fair_load, &k))
 		die("pthread_create");
 	usleep(200000);		/* the stream up to speed */
-	r->load_writes = __atomic_load_n(&k.n, __ATOMIC_RELAXED);
+	writes = __atomic_load_n(&k.n, __ATOMIC_RELAXED);
 	pp_run(&p, now() + cfg.seconds);
-	r->load_writes = __atomic_load_n(&k.n, __ATOMIC_RELAXED) -
-			 r->load_writes;
+	r->load_writes = __atomic_load_n(&k.n, __ATOMIC_RELAXED) - writes;
 	__atomic_store_n(&k.stop, true, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	r->load_outlived = k.outlived;
