@@ -576,10 +576,17 @@ static void exs_connect_settle(struct exs_sock *exs)
 	/* A parked QP that failed, or a parked rider refused for anything
 	 * but a listener's absence: the peer let its end go meanwhile.  A
 	 * connection of its own, as if there had been none; a rider's link
-	 * is up still, and takes it on a channel of its own.
+	 * is up still, and takes it on a channel of its own.  So too a
+	 * JOIN whose link went before its answer, for no cause of its own
+	 * (no deadline, no refusal: the link's other end let it go as the
+	 * JOIN flew, a reset's teardown on a link that carried nothing
+	 * else).
 	 */
-	afresh = reused && (!refused || (conn->carrier &&
-					 refused != EXS_WIRE_REJ_NO_LISTENER));
+	afresh = (reused && (!refused ||
+			     (conn->carrier &&
+			      refused != EXS_WIRE_REJ_NO_LISTENER))) ||
+		 (conn->carrier && !reused && !refused && !reason &&
+		  exs_share_link_gone(conn->carrier));
 	take = refused ? EXS_TAKE_LINK : 0;
 	/* A parked QP, or parked rider, whose OPEN found no listener is
 	 * parked again, as the peer's end stays (exs_park_accept()); a
@@ -593,7 +600,11 @@ static void exs_connect_settle(struct exs_sock *exs)
 		exs_share_refused(conn);
 	else
 		exs_conn_orphan(conn, true);
-	if (afresh) {
+	/* ...in the time left: none left is the deadline's, not the peer's */
+	if (afresh && time_after_eq(jiffies, exs->connect_deadline)) {
+		reason = EXS_FALLBACK_TIMEOUT;
+		transient = true;
+	} else if (afresh) {
 		reason = exs_connect_start(exs, (struct sockaddr *)&exs->daddr,
 					   take);
 		if (!reason)

@@ -178,6 +178,22 @@ bool exs_share_riders_live(const struct exs_conn *carrier)
 	return false;
 }
 
+/* @carrier's QP is going or gone: a JOIN on it that ended unanswered
+ * lost its link, not its peer (connect.c connects afresh).  Process
+ * context.
+ */
+bool exs_share_link_gone(struct exs_conn *carrier)
+{
+	bool gone;
+
+	spin_lock_bh(&carrier->lock);
+	gone = carrier->qp_closing || carrier->torn_down ||
+	       READ_ONCE(carrier->link->closed) || carrier->link->err ||
+	       carrier->state == EXS_CONN_CLOSED;
+	spin_unlock_bh(&carrier->lock);
+	return gone;
+}
+
 /* A carrier whose own connection ended keeps its QP while riders use it. */
 bool exs_share_busy(struct exs_conn *conn)
 {
