@@ -24,7 +24,8 @@ BIN	:= $(BUILD)/bin
 PROGS	:= $(BIN)/exs_connect $(BIN)/exs_sockapi $(BIN)/exs_stream \
 	   $(BIN)/exs_race $(BIN)/exs_nlbad $(BIN)/exs_nlfuzz $(BIN)/exs_fuzz \
 	   $(BIN)/exs_badpeer $(BIN)/exs_deadpeer $(BIN)/exs_gohttp \
-	   $(BIN)/exs_cgrefuse $(BIN)/exs_conntime $(BIN)/exs_busypoll
+	   $(BIN)/exs_cgrefuse $(BIN)/exs_conntime $(BIN)/exs_busypoll \
+	   $(BIN)/exs_oob
 TOOLS	:= $(BIN)/libexs-preload.so $(BIN)/exs-run $(BIN)/exsconfig \
 	   $(BIN)/exs_bench $(BIN)/smc_ueid
 HDRS	:= include/uapi/linux/af_exs.h tools/include/exs_family.h \

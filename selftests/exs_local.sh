@@ -17,6 +17,8 @@ echo "# exs_sockapi -P: IPPROTO_EXS"
 exs_sockapi -P
 echo "# exs_stream"
 exs_stream
+echo "# exs_oob"
+exs_oob
 echo "# exs_race"
 exs_race 200
 echo "# exs_cgrefuse: a cgroup's socket-create program refuses, as nobody"

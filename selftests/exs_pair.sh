@@ -1112,6 +1112,8 @@ if [ "$host" = a ]; then
 	exs_explained exs_sockapi -4 10.0.0.1 -6 fd00::1 -R || api=1
 	echo "# exs_stream over RDMA (10.0.0.1, fd00::1)"
 	exs_explained exs_stream -4 10.0.0.1 -6 fd00::1 -R -S "$scale" || api=1
+	echo "# exs_oob over RDMA (10.0.0.1, fd00::1)"
+	exs_explained exs_oob -4 10.0.0.1 -6 fd00::1 -R || api=1
 
 	# As a device without immediate data must: every ring write is
 	# followed by a DATA message (rxe counts the SENDs), bytes intact.

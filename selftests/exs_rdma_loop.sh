@@ -4,7 +4,8 @@
 # device on a dummy link loops every AF_EXS connection to the host's own
 # address back over RDMA, and exs_sockapi and exs_stream (-R) require that
 # every AF_EXS pair stayed on RDMA and answered as TCP would, made as
-# AF_EXS sockets and (-P) as IPPROTO_EXS ones.  make check
+# AF_EXS sockets and (-P) as IPPROTO_EXS ones; exs_oob the same for
+# urgent data, and, capped at wire version 5, in band.  make check
 # runs it on the debug kernel, where it puts the RDMA data path under KASAN,
 # lockdep and kmemleak in one boot (exs_pair.sh does the same between two
 # hosts on the stock kernels).  EXS_PAIR_SCALE=N: 1/N of the bulk bytes.
@@ -27,6 +28,8 @@ echo "# exs_sockapi over RDMA ($addr4, $addr6)"
 exs_explained exs_sockapi -4 $addr4 -6 $addr6 -R || api=1
 echo "# exs_stream over RDMA ($addr4, $addr6)"
 exs_explained exs_stream -4 $addr4 -6 $addr6 -R -S "${EXS_PAIR_SCALE:-1}" || api=1
+echo "# exs_oob over RDMA ($addr4, $addr6)"
+exs_explained exs_oob -4 $addr4 -6 $addr6 -R || api=1
 # The same sockets made as socket(AF_INET[6], SOCK_STREAM, IPPROTO_EXS)
 # (inet.c): every answer TCP's, every pair on RDMA; the bulk cases at an
 # eighth of the bytes, the data path being the same code.  On queue pairs
@@ -49,8 +52,28 @@ exs_explained exs_sockapi -P -4 $addr4 -6 $addr6 -R || api=1
 echo "# exs_stream -P over RDMA: IPPROTO_EXS"
 exs_explained exs_stream -P -4 $addr4 -6 $addr6 -R \
 	-S $((${EXS_PAIR_SCALE:-1} * 8)) || api=1
+# Urgent data towards a host not yet speaking URG (wire version 6): with
+# the module capped at 5, new links speak 5 and MSG_OOB's byte goes in
+# band, counted (oob.c); exs_oob -I asserts RDMA and the bytes.  A link
+# left from before would speak 6.  The cap is put back on exit too.
+wparam=/sys/module/af_exs/parameters/wire_version
+if ! links_gone; then
+	exs_skip "MSG_OOB over a link of wire version 5" "links still up"
+else
+	wire=$(cat $wparam)
+	EXS_SYSCTL_BASE[$wparam]=$wire
+	echo 5 > $wparam
+	inband=$(exs_stat UrgentInBand) urg=$(exs_stat UrgentSent)
+	echo "# exs_oob -I over RDMA, wire_version 5: in band"
+	exs_explained exs_oob -4 $addr4 -6 $addr6 -R -I || api=1
+	inband=$(($(exs_stat UrgentInBand) - inband))
+	urg=$(($(exs_stat UrgentSent) - urg))
+	exs_check "... counted in UrgentInBand (+$inband), none sent as URG (+$urg)" \
+		[ "$inband" = 2 -a "$urg" = 0 ]
+	echo "$wire" > $wparam
+fi
 sysctl -qw net.exs.reuse_idle_ms="$idle"
-links_gone || echo "# links still up after the IPPROTO_EXS runs"
+links_gone || echo "# links still up after the IPPROTO_EXS and wire 5 runs"
 # A peer that refused RDMA stays on TCP for the negative cache's TTL; a
 # listener on this host at that port ends its entry at once: the next
 # connect there uses RDMA (negcache.c).  -t 0: a refusal is final

@@ -47,6 +47,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "link.h"
+#include "urg.h"
 #include "wire.h"
 
 #define EXS_SQ_DEPTH		64	/* send work requests in flight */
@@ -344,6 +345,9 @@ struct exs_conn {
 	u32			tcredit;	/* peer's consumer cursor */
 	u64			tx_bytes;	/* copied from the user, in all */
 
+	/* oob.c: urgent data either way, in the rings' cursors */
+	struct exs_urg		urg;
+
 	/* Requests complete in order, and a completion (only the signaled
 	 * ones have any) retires its request and every one before it.
 	 */
@@ -593,6 +597,7 @@ int exs_share_rx_joined(struct exs_conn *rider,
 			const struct exs_wire_peer *peer, u8 chan);
 struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan);
 bool exs_share_busy(struct exs_conn *conn);
+bool exs_share_link_gone(struct exs_conn *carrier);
 bool exs_share_riders_live(const struct exs_conn *carrier);
 void exs_share_leave(struct exs_conn *rider);
 void exs_share_quiet(struct exs_conn *rider);
@@ -618,6 +623,14 @@ void exs_link_wait_end(struct exs_conn *conn, u8 reason);
 bool exs_link_wait_over(struct exs_sock *exs);
 void exs_link_wait_cancel(struct exs_sock *exs);
 void exs_link_wait_expire(struct work_struct *work);
+
+/* oob.c */
+void exs_urg_mark(struct exs_conn *conn);
+int exs_urg_send(struct exs_conn *conn);
+void exs_urg_acked(struct exs_conn *conn);
+void exs_urg_resumed(struct exs_conn *conn, u32 cursor);
+int exs_urg_rx(struct exs_conn *conn, u32 cursor);
+void exs_urg_arrived(struct exs_conn *conn);
 
 /* keepalive.c */
 void exs_watch_work(struct work_struct *work);

@@ -196,12 +196,10 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 	int flags = msg->msg_flags;
 	struct ubuf_info *uarg;
 	bool stalled = false;
+	bool urg = flags & MSG_OOB;
 	size_t copied = 0;
 	long timeo;
 	int err = 0;
-
-	if (flags & MSG_OOB)
-		return -EOPNOTSUPP;
 
 	lock_sock(sk);
 	uarg = exs_zc_begin(sk, msg, len);
@@ -222,7 +220,11 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 		free = exs_conn_tx_room(conn);
 		cursor = conn->tcopied;
 		if (!free) {
-			/* what was copied may leave while we wait */
+			/* what was copied may leave while we wait, its last
+			 * byte urgent under MSG_OOB, as tcp_push() marks it
+			 */
+			if (urg && copied)
+				exs_urg_mark(conn);
 			exs_tx_flags(exs, conn, false);
 			exs_conn_tx_push(conn);
 			/* one stall per call, however often it wakes */
@@ -251,11 +253,21 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 		spin_lock_bh(&conn->lock);
 		conn->tcopied += n;
 		conn->tx_bytes += n;
+		/* MSG_OOB: the call's last byte is urgent (oob.c) */
+		if (urg && !msg_data_left(msg))
+			exs_urg_mark(conn);
 		exs_tx_flags(exs, conn,
 			     msg_data_left(msg) || (flags & MSG_MORE));
 		exs_conn_tx_push(conn);
 		spin_unlock_bh(&conn->lock);
 		copied += n;
+	}
+	/* ...or, cut short, the last it sent, as TCP marks it */
+	if (urg && copied && err) {
+		spin_lock_bh(&conn->lock);
+		exs_urg_mark(conn);
+		exs_conn_tx_push(conn);
+		spin_unlock_bh(&conn->lock);
 	}
 	exs_zc_end(exs, uarg, copied);
 	release_sock(sk);
@@ -267,6 +279,17 @@ int exs_rdma_sendmsg(struct exs_sock *exs, struct msghdr *msg, size_t len)
 	return err;
 }
 
+/* @n bytes at the consumer cursor are read (or stepped over): credits
+ * back when due.  Called under conn->lock.
+ */
+static void exs_rx_consume(struct exs_conn *conn, u32 n)
+{
+	conn->rcons += n;
+	conn->rx_bytes += n;
+	exs_urg_passed(&conn->urg, conn->rcons);
+	exs_conn_credit(conn);
+}
+
 int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
 		     int flags)
 {
@@ -275,28 +298,60 @@ int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
 	bool peek = flags & MSG_PEEK;
 	size_t copied = 0;
 	int target, err = 0;
+	u32 peek_at;
 	long timeo;
 
-	if (flags & MSG_OOB)
-		return -EINVAL;
+	/* the error queue first, as tcp_recvmsg() */
 	if (flags & MSG_ERRQUEUE)
 		return exs_recv_errqueue(exs, msg, len);
+	if (flags & MSG_OOB)
+		return exs_urg_recv(exs, msg, len, flags);
 
 	lock_sock(sk);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
+	peek_at = READ_ONCE(conn->rcons);
 	while (copied < len) {
 		u32 prod, cons, avail, n;
-		bool fin, closed;
+		bool fin, closed, step;
 
 		spin_lock_bh(&conn->lock);
 		prod = conn->rprod;
-		cons = conn->rcons + (peek ? copied : 0);
+		/* urgent bytes a newer one displaced: stepped over (oob.c) */
+		if (conn->urg.skip && !peek) {
+			exs_rx_consume(conn, conn->urg.skip);
+			conn->urg.skip = 0;
+		}
+		/* as TCP's "race in MSG_PEEK": another reader took bytes
+		 * while this one slept
+		 */
+		n = exs_urg_cons(&conn->urg, conn->rcons);
+		if ((s32)(n - peek_at) > 0)
+			peek_at = n;
+		cons = peek ? peek_at : conn->rcons;
 		fin = conn->fin_rcvd;
 		closed = conn->state == EXS_CONN_CLOSED;
+		/* as TCP, a read that has bytes stops at the urgent mark,
+		 * as one does with a signal pending; one at it steps over
+		 * the byte
+		 */
+		if (exs_urg_stops(&conn->urg, cons) &&
+		    (copied || signal_pending(current))) {
+			spin_unlock_bh(&conn->lock);
+			if (!copied)
+				err = timeo ? sock_intr_errno(timeo) : -EAGAIN;
+			break;
+		}
+		avail = exs_urg_clip(&conn->urg, sock_flag(sk, SOCK_URGINLINE),
+				     cons, exs_ring_used(prod, cons), &step);
+		if (step && !peek)
+			exs_rx_consume(conn, 1);
 		spin_unlock_bh(&conn->lock);
+		if (step) {
+			peek_at++;
+			continue;
+		}
 
-		avail = exs_ring_used(prod, cons);
 		if (avail) {
 			n = min_t(size_t, avail, len - copied);
 			err = exs_ring_copy(conn->rbuf, conn->rsize, cons, n,
@@ -305,11 +360,10 @@ int exs_rdma_recvmsg(struct exs_sock *exs, struct msghdr *msg, size_t len,
 				break;
 			if (!peek) {
 				spin_lock_bh(&conn->lock);
-				conn->rcons += n;
-				conn->rx_bytes += n;
-				exs_conn_credit(conn);
+				exs_rx_consume(conn, n);
 				spin_unlock_bh(&conn->lock);
 			}
+			peek_at += n;
 			copied += n;
 			if (copied >= target)
 				break;
@@ -334,14 +388,20 @@ __poll_t exs_rdma_poll(struct exs_sock *exs)
 	struct exs_conn *conn = exs->conn;
 	u8 shutdown = READ_ONCE(exs->sk.sk_shutdown);
 	__poll_t mask = 0;
-	u32 free;
+	u32 free, avail;
 
 	spin_lock_bh(&conn->lock);
-	/* as tcp_poll: readable once SO_RCVLOWAT bytes are there */
-	if (conn->rprod != conn->rcons &&
-	    exs_ring_used(conn->rprod, conn->rcons) >=
-	    sock_rcvlowat(&exs->sk, 0, INT_MAX))
+	/* as tcp_poll: readable once SO_RCVLOWAT bytes are there, one more
+	 * when the next is an urgent byte a read steps over; EPOLLPRI while
+	 * that byte waits to be read out of band (oob.c)
+	 */
+	avail = exs_urg_readable(&conn->urg, conn->rcons, conn->rprod);
+	if (avail && avail >= sock_rcvlowat(&exs->sk, 0, INT_MAX) +
+	    exs_urg_wants_more(&conn->urg, conn->rcons,
+			       sock_flag(&exs->sk, SOCK_URGINLINE)))
 		mask |= EPOLLIN | EPOLLRDNORM;
+	if (conn->urg.data & EXS_URG_VALID)
+		mask |= EPOLLPRI;
 	if (conn->fin_rcvd || (shutdown & RCV_SHUTDOWN))
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 	if (conn->state == EXS_CONN_CLOSED) {
@@ -400,13 +460,17 @@ int exs_rdma_ioctl(struct exs_sock *exs, unsigned int cmd, unsigned long arg)
 	spin_lock_bh(&conn->lock);
 	switch (cmd) {
 	case SIOCINQ:
-		answ = conn->rprod - conn->rcons;
+		answ = exs_urg_inq(&conn->urg, conn->rcons, conn->rprod,
+				   sock_flag(&exs->sk, SOCK_URGINLINE));
 		break;
 	case SIOCOUTQ:	/* TCP: not yet acked; here: not yet in the ring */
 		answ = conn->tcopied - conn->tdone;
 		break;
 	case SIOCOUTQNSD:
 		answ = conn->tcopied - conn->tposted;
+		break;
+	case SIOCATMARK:
+		answ = exs_urg_at_mark(&conn->urg, conn->rcons);
 		break;
 	default:
 		spin_unlock_bh(&conn->lock);

@@ -50,6 +50,9 @@ enum exs_mib_field {
 	EXS_MIB_BADSOURCE,	/* a stream claimed a source its peer is not */
 	EXS_MIB_BADDEST,	/* ...or a destination TCP could not reach */
 	EXS_MIB_RINGMEMREFUSED,	/* a stream past net.exs.ring_mem(_peer) */
+	EXS_MIB_URGSENT,	/* urgent pointers sent (MSG_OOB, oob.c) */
+	EXS_MIB_URGRCVD,	/* ...and received */
+	EXS_MIB_URGINBAND,	/* MSG_OOB to an older peer: in band */
 	/* gauges: a value now, never reset */
 	EXS_MIB_RINGMEMPAGES,	/* pages accepted streams' rings pin */
 	/* one counter per enum exs_fallback_reason, in the same order */

@@ -112,6 +112,10 @@ struct ubuf_info *exs_zc_begin(struct sock *sk, struct msghdr *msg,
 void exs_zc_end(struct exs_sock *exs, struct ubuf_info *uarg, size_t copied);
 int exs_recv_errqueue(struct exs_sock *exs, struct msghdr *msg, size_t len);
 
+/* oob.c */
+int exs_urg_recv(struct exs_sock *exs, struct msghdr *msg, size_t len,
+		 int flags);
+
 /* family.c */
 void exs_sock_init(struct sock *sk, struct socket *native);
 struct sock *exs_sock_alloc(struct net *net, struct socket *sock,

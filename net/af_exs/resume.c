@@ -455,6 +455,7 @@ static int exs_resume_finish(struct exs_conn *conn)
 	}
 	conn->tposted = cursor;
 	conn->tdone = cursor;
+	exs_urg_resumed(conn, cursor);
 	conn->fin_sent = peer_fin;
 	conn->fin_acked = peer_fin;
 	if (conn->orphan)

@@ -77,6 +77,7 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm, const void *data)
 		exs_ring_write(conn->rbuf, conn->rsize, conn->rprod, data, len);
 	exs_ring_sync(conn, conn->rprod, len, data);
 	conn->rprod += len;
+	exs_urg_arrived(conn);
 	EXS_ADD_STATS(conn->net, EXS_MIB_BYTESIN, len);
 	if (imm & EXS_IMM_LOW_WINDOW)
 		conn->peer_low = true;
@@ -184,6 +185,8 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 		return 0;
 	case EXS_MSG_ABORT:
 		return cursor ? -EPROTO : -ECONNRESET;
+	case EXS_MSG_URG:
+		return exs_urg_rx(conn, cursor);
 	case EXS_MSG_DATA:
 		return exs_rx_bytes(conn, cursor, NULL) ? 0 : -EPROTO;
 	case EXS_MSG_LAST:
@@ -244,6 +247,7 @@ static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
 		[EXS_MSG_JOIN]	 = "JOIN",
 		[EXS_MSG_JOINED] = "JOINED",
 		[EXS_MSG_BATCH]	 = "BATCH",
+		[EXS_MSG_URG]	 = "URG",
 	};
 
 	pr_warn_ratelimited("protocol error from peer: %s (%s%s%s, ready %d/%d, fin %d/%d, last %d/%d, park %u, orphan %d), connection reset\n",

@@ -507,6 +507,11 @@ void exs_conn_tx_push(struct exs_conn *conn)
 	if (conn->state != EXS_CONN_ESTABLISHED || !conn->peer_ready ||
 	    conn->resume)
 		return;
+	/* the peer hears of an urgent byte before the write that carries
+	 * it (oob.c); a completion pushes again
+	 */
+	if (conn->urg.owed && exs_urg_send(conn))
+		return;
 
 	/* Nagle waits only for a completion that will come: writes made
 	 * under TCP_NODELAY, which may since have been turned off, were
@@ -515,7 +520,7 @@ void exs_conn_tx_push(struct exs_conn *conn)
 	if (pending && (conn->hold ||
 			(!conn->nodelay && conn->tdone != conn->tposted &&
 			 conn->sq_signaled == conn->sq_head)) &&
-	    pending < gather && !conn->shut_wr)
+	    pending < gather && !conn->shut_wr && !conn->urg.push)
 		pending = 0;
 
 	/* what one write's immediate can say */
@@ -533,6 +538,7 @@ void exs_conn_tx_push(struct exs_conn *conn)
 		if (with_imm && exs_batch_add(conn, pending, low)) {
 			conn->tposted += pending;
 			conn->tdone = conn->tposted;
+			exs_urg_acked(conn);
 			EXS_ADD_STATS(conn->net, EXS_MIB_BYTESOUT, pending);
 			exs_conn_write_space(conn);
 			goto fin;
@@ -630,6 +636,7 @@ void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* a DATA message may follow its write with the older cursor */
 	if ((s32)(slot->end - conn->tdone) > 0) {
 		conn->tdone = slot->end;
+		exs_urg_acked(conn);
 		exs_conn_write_space(conn);
 	}
 	if (slot->kind != EXS_TX_DATA && exs_conn_tx_finished(conn))

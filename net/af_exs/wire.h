@@ -19,12 +19,14 @@
  * speaks, the lowest in its flags' high byte, and the REP the one the
  * acceptor picked, the highest both speak (a host's own is capped by the
  * module parameter wire_version).  A REQ of 3 or 4 names that version
- * alone; one of ours to such a host is refused as another version.
+ * alone; one of ours to such a host is refused as another version.  6:
+ * urgent data (URG).
  */
-#define EXS_WIRE_VERSION	5	/* the newest this module speaks */
+#define EXS_WIRE_VERSION	6	/* the newest this module speaks */
 #define EXS_WIRE_VERSION_MIN	3	/* the oldest */
 #define EXS_WIRE_V_BATCH	4	/* the first that takes BATCH */
 #define EXS_WIRE_V_RANGE	5	/* the first whose REQ names a range */
+#define EXS_WIRE_V_URG		6	/* the first that takes URG */
 #define EXS_WIRE_PDATA_MAX	56	/* IB CM REQ minus the rdma_cm header */
 
 enum {
@@ -112,6 +114,10 @@ enum exs_wire_msg_type {
 	EXS_MSG_BATCH,		/* on a QP built to share, to channel 0:
 				 * cursor: how many records follow, each a
 				 * struct exs_wire_rec and its bytes (batch.c)
+				 */
+	EXS_MSG_URG,		/* cursor: my producer cursor of my urgent
+				 * byte, TCP's urgent pointer (oob.c); sent
+				 * before the write that carries it
 				 */
 	__EXS_MSG_MAX,
 };
