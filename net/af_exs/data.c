@@ -395,7 +395,7 @@ __poll_t exs_rdma_poll(struct exs_sock *exs)
 	 * when the next is an urgent byte a read steps over; EPOLLPRI while
 	 * that byte waits to be read out of band (oob.c)
 	 */
-	avail = exs_urg_readable(&conn->urg, conn->rcons, conn->rprod);
+	avail = exs_ring_used(conn->rprod, exs_urg_cons(&conn->urg, conn->rcons));
 	if (avail && avail >= sock_rcvlowat(&exs->sk, 0, INT_MAX) +
 	    exs_urg_wants_more(&conn->urg, conn->rcons,
 			       sock_flag(&exs->sk, SOCK_URGINLINE)))

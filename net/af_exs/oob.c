@@ -109,16 +109,19 @@ static bool exs_urg_inline(const struct exs_conn *conn)
 	return inl;
 }
 
-/* The peer's urgent byte came into the ring: readable out of band. */
+/* The peer's urgent byte came into the ring: readable out of band.  On
+ * every arrival of bytes, so it reads the ring only when one is due.
+ */
 void exs_urg_arrived(struct exs_conn *conn)
 {
 	const u8 *ring = conn->rbuf;
 	struct exs_urg *u = &conn->urg;
 
 	lockdep_assert_held(&conn->lock);
-	if (exs_urg_arrives(u, conn->rprod,
-			    ring[exs_ring_off(conn->rsize, u->seq)]))
-		exs_conn_wake(conn, EPOLLPRI);
+	if (!exs_urg_due(u, conn->rprod))
+		return;
+	exs_urg_arrives(u, conn->rprod, ring[exs_ring_off(conn->rsize, u->seq)]);
+	exs_conn_wake(conn, EPOLLPRI);
 }
 
 /* URG from the peer, on a queue pair that speaks it and a stream that is

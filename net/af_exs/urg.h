@@ -66,15 +66,9 @@ static inline u32 exs_urg_inq(const struct exs_urg *u, u32 rcons, u32 rprod,
 	return rprod - cons;
 }
 
-/* Bytes a poll counts as readable, and how many more it wants at the
- * mark, where a read steps over the urgent byte (tcp_poll()).
+/* A poll wants one byte more at the mark, where a read steps over the
+ * urgent byte (tcp_poll()).
  */
-static inline u32 exs_urg_readable(const struct exs_urg *u, u32 rcons,
-				   u32 rprod)
-{
-	return rprod - exs_urg_cons(u, rcons);
-}
-
 static inline bool exs_urg_wants_more(const struct exs_urg *u, u32 rcons,
 				      bool inl)
 {
@@ -133,12 +127,16 @@ static inline int exs_urg_announce(struct exs_urg *u, u32 cursor, u32 rcons,
 	return 1;
 }
 
-/* The byte came (the peer's producer cursor passed it): @byte, read out
- * of band from now on.  True when it just did.
- */
+/* The announced byte came: the peer's producer cursor passed it. */
+static inline bool exs_urg_due(const struct exs_urg *u, u32 rprod)
+{
+	return (u->data & EXS_URG_NOTYET) && (s32)(rprod - u->seq) > 0;
+}
+
+/* ...and is read out of band from now on: @byte. */
 static inline bool exs_urg_arrives(struct exs_urg *u, u32 rprod, u8 byte)
 {
-	if (!(u->data & EXS_URG_NOTYET) || (s32)(rprod - u->seq) <= 0)
+	if (!exs_urg_due(u, rprod))
 		return false;
 	u->data = EXS_URG_VALID | byte;
 	return true;

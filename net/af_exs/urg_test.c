@@ -24,7 +24,9 @@ static void exs_test_urg_basic(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, sig);
 	KUNIT_EXPECT_EQ(test, u.data, EXS_URG_NOTYET);
 	/* not there yet: nothing to stop at, POLLPRI not yet */
+	KUNIT_EXPECT_FALSE(test, exs_urg_due(&u, 2));
 	KUNIT_EXPECT_FALSE(test, exs_urg_arrives(&u, 2, 'b'));
+	KUNIT_EXPECT_TRUE(test, exs_urg_due(&u, 3));
 	KUNIT_EXPECT_TRUE(test, exs_urg_arrives(&u, 3, 'c'));
 	KUNIT_EXPECT_EQ(test, u.data, EXS_URG_VALID | 'c');
 	KUNIT_EXPECT_FALSE(test, exs_urg_arrives(&u, 4, 'd'));
@@ -130,7 +132,7 @@ static void exs_test_urg_newer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, u.skip, 2U);
 	KUNIT_EXPECT_TRUE(test, exs_urg_at_mark(&u, 0));
 	KUNIT_EXPECT_EQ(test, exs_urg_inq(&u, 0, 3, false), 0U);
-	KUNIT_EXPECT_EQ(test, exs_urg_readable(&u, 0, 3), 1U);
+	KUNIT_EXPECT_EQ(test, 3 - exs_urg_cons(&u, 0), 1U);
 	KUNIT_EXPECT_TRUE(test, exs_urg_wants_more(&u, 0, false));
 
 	/* URGs ahead of their bytes: the owner hears once */
