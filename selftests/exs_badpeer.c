@@ -59,10 +59,11 @@
 #define WIRE_RESUME	9
 #define WIRE_JOIN	10
 #define WIRE_BATCH	12
+#define WIRE_URG	13
 #define WIRE_IMM_CHAN_SHIFT	24
 #define WIRE_REQ_RESUME	1	/* a REQ's flags */
 #define WIRE_REQ_SHARE	2
-#define WIRE_VERSION	5	/* the REQ offers 3 to 5 (wire.h) */
+#define WIRE_VERSION	6	/* the REQ offers 3 to 6 (wire.h) */
 #define WIRE_VERSION_MIN	3
 #define WIRE_REQ_VMIN(v)	((v) << 8)
 
@@ -645,6 +646,27 @@ static void open_ring(uint32_t rkey, uint32_t rlen)
 	send_open(mr->rkey + 1);
 }
 
+/* URG (oob.c) must name a byte inside the ring's window, before FIN,
+ * on a QP of version 6 or later; each case below breaks one rule.  (A
+ * replayed or older URG is ignored, not an error: KUnit's af_exs_urg.)
+ */
+static void urg_past_ring(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_URG, rlen, 8);	/* the first cursor past it */
+}
+
+/* well placed: wrong only on a QP that speaks version 5 (urg-v5) */
+static void urg_in_window(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_URG, 0, 8);
+}
+
+static void urg_after_fin(uint32_t rkey, uint32_t rlen)
+{
+	send_msg(WIRE_FIN, 0, 8);
+	send_msg(WIRE_URG, 0, 8);
+}
+
 static void write_after_fin(uint32_t rkey, uint32_t rlen)
 {
 	send_msg(WIRE_FIN, 0, 8);
@@ -785,7 +807,7 @@ struct bad_case {
 	 */
 	bool refused;
 	bool share;		/* our REQ builds a QP to carry more */
-	bool v3;		/* our REQ speaks version 3 alone */
+	uint8_t only;		/* our REQ speaks this version alone */
 	bool may_reject;	/* @req's REQ is good: refused, exit 3 */
 };
 
@@ -844,7 +866,11 @@ static const struct bad_case cases[] = {
 	SHR("batch-count", batch_count, "a BATCH of fewer records than it says"),
 	SHR("batch-after-fin", batch_after_fin, "a BATCH after FIN"),
 	{ .name = "batch-v3", .what = "a BATCH on a shared QP that speaks version 3",
-	  .run = batch_unshared, .share = true, .v3 = true },
+	  .run = batch_unshared, .share = true, .only = 3 },
+	RUN("urg-past-ring", urg_past_ring, "an urgent byte beyond the ring's window"),
+	RUN("urg-after-fin", urg_after_fin, "an urgent byte after FIN"),
+	{ .name = "urg-v5", .what = "an urgent byte on a QP that speaks version 5",
+	  .run = urg_in_window, .only = 5 },
 	RUN("open-chan", open_chan, "an OPEN for a parked rider, on a QP not built to carry more"),
 	RUN("resume-unasked", resume_unasked, "a RESUME on a connection whose QP never failed"),
 	RUN("open-ring", open_ring, "an OPEN on a parked QP naming another ring"),
@@ -957,9 +983,12 @@ int main(int argc, char **argv)
 		post_recvs();
 
 	good_req(&req, &len);
-	if (c->v3) {		/* as a version-3 host's REQ reads */
-		req.version = WIRE_VERSION_MIN;
+	if (c->only == 3) {	/* as a version-3 host's REQ reads */
+		req.version = 3;
 		req.flags = 0;
+	} else if (c->only) {	/* as an older host's REQ reads */
+		req.version = c->only;
+		req.flags = htons(WIRE_REQ_VMIN(c->only));
 	}
 	if (c->share)
 		req.flags |= htons(WIRE_REQ_SHARE);
