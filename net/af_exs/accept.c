@@ -504,7 +504,10 @@ void exs_rdma_unlisten(struct exs_sock *exs)
 
 	list_for_each_entry_safe(conn, tmp, &queue, accept_node) {
 		list_del_init(&conn->accept_node);
+		/* under its lock: its receive path reads it (oob.c) */
+		spin_lock_bh(&conn->lock);
 		conn->lsn = NULL;
+		spin_unlock_bh(&conn->lock);
 		/* never accepted: a reset, as TCP's for its queue */
 		exs_conn_reset(conn, false);
 		exs_conn_orphan(conn, true);
@@ -542,11 +545,21 @@ struct exs_conn *exs_rdma_accept_dequeue(struct exs_sock *exs)
 					accept_node);
 		list_del_init(&conn->accept_node);
 		lsn->qlen--;
-		conn->lsn = NULL;
-		/* the listener's own reference keeps it alive */
+		/* the listener's own reference keeps it alive (we hold its
+		 * socket's lock)
+		 */
 		refcount_dec(&lsn->ref);
 	}
 	spin_unlock_bh(&lsn->lock);
+	if (conn) {
+		/* an URG before the graft reads SO_OOBINLINE from here on
+		 * (oob.c), and the socket gets what it read
+		 */
+		spin_lock_bh(&conn->lock);
+		conn->accepted_inline = sock_flag(&exs->sk, SOCK_URGINLINE);
+		conn->lsn = NULL;
+		spin_unlock_bh(&conn->lock);
+	}
 	return conn;
 }
 
@@ -575,6 +588,8 @@ int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
 	}
 	exs = exs_sk(sk);
 	exs_inherit_settings(exs, lexs);
+	sock_valbool_flag(sk, SOCK_URGINLINE, conn->accepted_inline);
+	sock_valbool_flag(native->sk, SOCK_URGINLINE, conn->accepted_inline);
 	exs->conn = conn;
 	exs->cstate = EXS_CS_RDMA;
 	exs->transport = EXS_TRANSPORT_RDMA;

@@ -32,7 +32,10 @@
  * carrier's link mutex comes before either lock.  The parked pool's
  * lock comes after a conn->lock (reuse.c); the link table's
  * (link_table.c) comes last, after a socket's lock, a conn->lock or the
- * parked pool's.
+ * parked pool's.  An URG (oob.c) takes, under conn->lock, its owner's
+ * fown lock (sk_send_sigurg()) and its listener's lock (the listener's
+ * SO_OOBINLINE, for a connection not yet accepted); neither is held
+ * while taking a conn->lock.
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H
@@ -347,6 +350,9 @@ struct exs_conn {
 
 	/* oob.c: urgent data either way, in the rings' cursors */
 	struct exs_urg		urg;
+	bool			accepted_inline; /* its listener's
+						  * SO_OOBINLINE at accept()
+						  */
 
 	/* Requests complete in order, and a completion (only the signaled
 	 * ones have any) retires its request and every one before it.
@@ -630,7 +636,7 @@ int exs_urg_send(struct exs_conn *conn);
 void exs_urg_acked(struct exs_conn *conn);
 void exs_urg_resumed(struct exs_conn *conn, u32 cursor);
 int exs_urg_rx(struct exs_conn *conn, u32 cursor);
-void exs_urg_arrived(struct exs_conn *conn);
+void exs_urg_rx_bytes(struct exs_conn *conn);
 
 /* keepalive.c */
 void exs_watch_work(struct work_struct *work);

@@ -388,17 +388,16 @@ __poll_t exs_rdma_poll(struct exs_sock *exs)
 	struct exs_conn *conn = exs->conn;
 	u8 shutdown = READ_ONCE(exs->sk.sk_shutdown);
 	__poll_t mask = 0;
-	u32 free, avail;
+	u32 free;
 
 	spin_lock_bh(&conn->lock);
 	/* as tcp_poll: readable once SO_RCVLOWAT bytes are there, one more
 	 * when the next is an urgent byte a read steps over; EPOLLPRI while
 	 * that byte waits to be read out of band (oob.c)
 	 */
-	avail = exs_ring_used(conn->rprod, exs_urg_cons(&conn->urg, conn->rcons));
-	if (avail && avail >= sock_rcvlowat(&exs->sk, 0, INT_MAX) +
-	    exs_urg_wants_more(&conn->urg, conn->rcons,
-			       sock_flag(&exs->sk, SOCK_URGINLINE)))
+	if (exs_urg_readable(&conn->urg, conn->rcons, conn->rprod,
+			     sock_flag(&exs->sk, SOCK_URGINLINE),
+			     sock_rcvlowat(&exs->sk, 0, INT_MAX)))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (conn->urg.data & EXS_URG_VALID)
 		mask |= EPOLLPRI;

@@ -81,8 +81,8 @@ void exs_urg_acked(struct exs_conn *conn)
 }
 
 /* A resume found the peer holding our bytes up to @cursor: an urgent byte
- * not among them may have lost its URG with the old queue pair; the peer
- * ignores it twice.
+ * not among them may have lost its URG with the old queue pair, so it is
+ * sent again (a peer that had it ignores a URG no newer than its own).
  */
 void exs_urg_resumed(struct exs_conn *conn, u32 cursor)
 {
@@ -91,13 +91,16 @@ void exs_urg_resumed(struct exs_conn *conn, u32 cursor)
 		conn->urg.owed = true;
 }
 
-/* SO_OOBINLINE of the socket that has, or will have, the stream: an
- * accepted one not yet accept()ed inherits its listener's.
+/* SO_OOBINLINE of the socket that has, or will have, the stream: one in
+ * its listener's queue reads its listener's; one taken from the queue,
+ * not yet grafted, what its listener had then (accept.c), which its
+ * socket gets.  conn->lsn is cleared under conn->lock, which we hold,
+ * before the connection's reference on the listener goes.
  */
 static bool exs_urg_inline(const struct exs_conn *conn)
 {
 	struct exs_listener *lsn = conn->lsn;
-	bool inl = false;
+	bool inl = conn->accepted_inline;
 
 	if (conn->owner)
 		return sock_flag(&conn->owner->sk, SOCK_URGINLINE);
@@ -109,18 +112,20 @@ static bool exs_urg_inline(const struct exs_conn *conn)
 	return inl;
 }
 
-/* The peer's urgent byte came into the ring: readable out of band.  On
- * every arrival of bytes, so it reads the ring only when one is due.
+/* Bytes came into the ring: the peer's urgent byte among them is readable
+ * out of band from now on.  On every arrival, so the ring is read only
+ * when a byte is due.
  */
-void exs_urg_arrived(struct exs_conn *conn)
+void exs_urg_rx_bytes(struct exs_conn *conn)
 {
 	const u8 *ring = conn->rbuf;
 	struct exs_urg *u = &conn->urg;
+	u32 off = exs_ring_off(conn->rsize, u->seq);
 
 	lockdep_assert_held(&conn->lock);
 	if (!exs_urg_due(u, conn->rprod))
 		return;
-	exs_urg_arrives(u, conn->rprod, ring[exs_ring_off(conn->rsize, u->seq)]);
+	exs_urg_arrives(u, conn->rprod, ring[off]);
 	exs_conn_wake(conn, EPOLLPRI);
 }
 
@@ -142,9 +147,9 @@ int exs_urg_rx(struct exs_conn *conn, u32 cursor)
 	if (ret <= 0)
 		return ret;
 	EXS_INC_STATS(conn->net, EXS_MIB_URGRCVD);
+	/* its byte comes after: exs_urg_rx_bytes() finds it */
 	if (signal && conn->owner)
 		sk_send_sigurg(&conn->owner->sk);
-	exs_urg_arrived(conn);
 	return 0;
 }
 

@@ -77,7 +77,7 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm, const void *data)
 		exs_ring_write(conn->rbuf, conn->rsize, conn->rprod, data, len);
 	exs_ring_sync(conn, conn->rprod, len, data);
 	conn->rprod += len;
-	exs_urg_arrived(conn);
+	exs_urg_rx_bytes(conn);
 	EXS_ADD_STATS(conn->net, EXS_MIB_BYTESIN, len);
 	if (imm & EXS_IMM_LOW_WINDOW)
 		conn->peer_low = true;

@@ -534,11 +534,15 @@ void exs_conn_tx_push(struct exs_conn *conn)
 		bool low = exs_window_low(conn->tsize, free_after);
 		u32 imm = pending | (u32)conn->peer_chan << EXS_IMM_CHAN_SHIFT;
 
-		/* with others' on a shared QP (batch.c) */
-		if (with_imm && exs_batch_add(conn, pending, low)) {
+		/* with others' on a shared QP (batch.c); an urgent byte
+		 * goes as a ring write, whose completion ends urgent mode
+		 * once the byte is in the peer's ring (a batch is done with
+		 * here, before it is posted)
+		 */
+		if (with_imm && !conn->urg.push &&
+		    exs_batch_add(conn, pending, low)) {
 			conn->tposted += pending;
 			conn->tdone = conn->tposted;
-			exs_urg_acked(conn);
 			EXS_ADD_STATS(conn->net, EXS_MIB_BYTESOUT, pending);
 			exs_conn_write_space(conn);
 			goto fin;

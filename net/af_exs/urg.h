@@ -66,18 +66,21 @@ static inline u32 exs_urg_inq(const struct exs_urg *u, u32 rcons, u32 rprod,
 	return rprod - cons;
 }
 
-/* A poll wants one byte more at the mark, where a read steps over the
- * urgent byte (tcp_poll()).
+/* poll()'s EPOLLIN, as tcp_poll(): @lowat bytes past any skip, and one
+ * more at the mark, where a read steps over the urgent byte.
  */
-static inline bool exs_urg_wants_more(const struct exs_urg *u, u32 rcons,
-				      bool inl)
+static inline bool exs_urg_readable(const struct exs_urg *u, u32 rcons,
+				    u32 rprod, bool inl, u32 lowat)
 {
-	return !inl && exs_urg_at_mark(u, rcons);
+	u32 avail = rprod - exs_urg_cons(u, rcons);
+
+	return avail && avail >= lowat + (!inl && exs_urg_at_mark(u, rcons));
 }
 
 /* How much of the @avail bytes at @cons (past any skip) a read may take
  * in one piece: up to the urgent byte; at it, the byte alone stepped over
- * (*@step) unless SO_OOBINLINE.
+ * (*@step) unless SO_OOBINLINE.  A byte behind @cons (a peek went past
+ * it) makes @off wrap past @avail: no stop.
  */
 static inline u32 exs_urg_clip(const struct exs_urg *u, bool inl, u32 cons,
 			       u32 avail, bool *step)

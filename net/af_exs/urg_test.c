@@ -34,14 +34,19 @@ static void exs_test_urg_basic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exs_urg_inq(&u, 0, 3, false), 2U);
 	KUNIT_EXPECT_EQ(test, exs_urg_inq(&u, 0, 3, true), 3U);
 	KUNIT_EXPECT_FALSE(test, exs_urg_at_mark(&u, 0));
+	KUNIT_EXPECT_TRUE(test, exs_urg_readable(&u, 0, 3, false, 1));
+	KUNIT_EXPECT_TRUE(test, exs_urg_readable(&u, 0, 3, false, 3));
+	KUNIT_EXPECT_FALSE(test, exs_urg_readable(&u, 0, 3, false, 4));
 	KUNIT_EXPECT_EQ(test, exs_urg_clip(&u, false, 0, 3, &step), 2U);
 	KUNIT_EXPECT_FALSE(test, step);
 	/* at the mark: the read stops there with bytes, steps over it */
 	KUNIT_EXPECT_TRUE(test, exs_urg_at_mark(&u, 2));
 	KUNIT_EXPECT_TRUE(test, exs_urg_stops(&u, 2));
 	KUNIT_EXPECT_EQ(test, exs_urg_inq(&u, 2, 3, false), 0U);
-	KUNIT_EXPECT_TRUE(test, exs_urg_wants_more(&u, 2, false));
-	KUNIT_EXPECT_FALSE(test, exs_urg_wants_more(&u, 2, true));
+	/* poll: the urgent byte alone is not readable, unless inline */
+	KUNIT_EXPECT_FALSE(test, exs_urg_readable(&u, 2, 3, false, 1));
+	KUNIT_EXPECT_TRUE(test, exs_urg_readable(&u, 2, 3, true, 1));
+	KUNIT_EXPECT_TRUE(test, exs_urg_readable(&u, 2, 4, false, 1));
 	KUNIT_EXPECT_EQ(test, exs_urg_clip(&u, false, 2, 1, &step), 1U);
 	KUNIT_EXPECT_TRUE(test, step);
 	/* SO_OOBINLINE: the byte is read as any other */
@@ -132,8 +137,8 @@ static void exs_test_urg_newer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, u.skip, 2U);
 	KUNIT_EXPECT_TRUE(test, exs_urg_at_mark(&u, 0));
 	KUNIT_EXPECT_EQ(test, exs_urg_inq(&u, 0, 3, false), 0U);
-	KUNIT_EXPECT_EQ(test, 3 - exs_urg_cons(&u, 0), 1U);
-	KUNIT_EXPECT_TRUE(test, exs_urg_wants_more(&u, 0, false));
+	KUNIT_EXPECT_EQ(test, exs_urg_cons(&u, 0), 2U);
+	KUNIT_EXPECT_FALSE(test, exs_urg_readable(&u, 0, 3, false, 1));
 
 	/* URGs ahead of their bytes: the owner hears once */
 	u = (struct exs_urg){};
