@@ -221,6 +221,35 @@ static void c_inline(struct tr *t, int c, int a)
 	atmark(t, a);
 }
 
+/* The listener's SO_OOBINLINE, as the handshake ended, is the accepted
+ * socket's, also for the urgent bytes that came before accept(): the
+ * older one, which the reader stood on, stays in the stream.  (Before the
+ * accept, the connector waits a little so that they have come; if not,
+ * the transcript is the same.)
+ */
+static void pre_inherited(struct tr *t, int c)
+{
+	snd(t, c, "a", MSG_OOB);
+	usleep(300000);
+	snd(t, c, "b", MSG_OOB);
+	usleep(300000);
+}
+
+static void c_inherited(struct tr *t, int c, int a)
+{
+	socklen_t len = sizeof(int);
+	int v = -1;
+
+	(void)c;		/* its part was before accept() */
+	wait_pri(t, a);
+	say_ret(t, "oobinline",
+		getsockopt(a, SOL_SOCKET, SO_OOBINLINE, &v, &len) ? -1 : v,
+		NULL);
+	rd(t, a, 0);		/* "a": stops at the mark */
+	rd(t, a, 0);		/* "b", inline */
+	oob(t, a, 0);		/* EINVAL: in the stream */
+}
+
 static void c_newer(struct tr *t, int c, int a)
 {
 	snd(t, c, "ab", MSG_OOB);
@@ -375,12 +404,16 @@ static void c_big(struct tr *t, int c, int a)
 struct oob_case {
 	const char *name;
 	void (*fn)(struct tr *t, int c, int a);
+	void (*pre)(struct tr *t, int c);	/* before accept() */
+	bool lsn_inline;	/* SO_OOBINLINE on the listener */
 };
 
 static const struct oob_case cases[] = {
 	{ "the last byte out of band, the rest in band", c_basic },
 	{ "recv(MSG_OOB) first, then the read steps over it", c_oob_first },
 	{ "SO_OOBINLINE: the byte stays in the stream", c_inline },
+	{ "the listener's SO_OOBINLINE, bytes before accept()", c_inherited,
+	  pre_inherited, true },
 	{ "a newer urgent byte: the older one stays in band", c_newer },
 	{ "a newer urgent byte while the read stands on the older", c_newer_at_mark },
 	{ "three urgent bytes, none read: the read stands on the last", c_three },
@@ -399,15 +432,19 @@ static const struct oob_case cases[] = {
 static bool run_one(const struct oob_case *oc, bool exs, int af, struct tr *t)
 {
 	int port, l = listener(exs, af, &port);
-	int c = sock_of(exs, af, SOCK_STREAM), a;
+	int c = sock_of(exs, af, SOCK_STREAM), a, one = 1;
 	bool rdma = true;
 
 	memset(t, 0, sizeof(*t));
+	if (oc->lsn_inline)
+		setsockopt(l, SOL_SOCKET, SO_OOBINLINE, &one, sizeof(one));
 	if (c < 0 || connect_to(c, af, port)) {
 		say(t, "connect failed: %s", strerror(errno));
 		close(l);
 		return false;
 	}
+	if (oc->pre)
+		oc->pre(t, c);
 	a = accept(l, NULL, NULL);
 	oc->fn(t, c, a);
 	if (exs && expect_rdma)

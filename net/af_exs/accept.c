@@ -38,6 +38,9 @@ static void exs_child_event(struct exs_conn *conn)
 
 	spin_lock(&lsn->lock);
 	if (conn->state == EXS_CONN_ESTABLISHED && lsn->owner) {
+		/* as a TCP child's, set when its handshake ends (oob.c) */
+		conn->accepted_inline = sock_flag(&lsn->owner->sk,
+						  SOCK_URGINLINE);
 		list_add_tail(&conn->accept_node, &lsn->queue);
 		exs_wake(lsn->owner, EPOLLIN | EPOLLRDNORM);
 		queued = true;
@@ -504,10 +507,7 @@ void exs_rdma_unlisten(struct exs_sock *exs)
 
 	list_for_each_entry_safe(conn, tmp, &queue, accept_node) {
 		list_del_init(&conn->accept_node);
-		/* under its lock: its receive path reads it (oob.c) */
-		spin_lock_bh(&conn->lock);
 		conn->lsn = NULL;
-		spin_unlock_bh(&conn->lock);
 		/* never accepted: a reset, as TCP's for its queue */
 		exs_conn_reset(conn, false);
 		exs_conn_orphan(conn, true);
@@ -545,21 +545,11 @@ struct exs_conn *exs_rdma_accept_dequeue(struct exs_sock *exs)
 					accept_node);
 		list_del_init(&conn->accept_node);
 		lsn->qlen--;
-		/* the listener's own reference keeps it alive (we hold its
-		 * socket's lock)
-		 */
+		conn->lsn = NULL;
+		/* the listener's own reference keeps it alive */
 		refcount_dec(&lsn->ref);
 	}
 	spin_unlock_bh(&lsn->lock);
-	if (conn) {
-		/* an URG before the graft reads SO_OOBINLINE from here on
-		 * (oob.c), and the socket gets what it read
-		 */
-		spin_lock_bh(&conn->lock);
-		conn->accepted_inline = sock_flag(&exs->sk, SOCK_URGINLINE);
-		conn->lsn = NULL;
-		spin_unlock_bh(&conn->lock);
-	}
 	return conn;
 }
 

@@ -32,10 +32,8 @@
  * carrier's link mutex comes before either lock.  The parked pool's
  * lock comes after a conn->lock (reuse.c); the link table's
  * (link_table.c) comes last, after a socket's lock, a conn->lock or the
- * parked pool's.  An URG (oob.c) takes, under conn->lock, its owner's
- * fown lock (sk_send_sigurg()) and its listener's lock (the listener's
- * SO_OOBINLINE, for a connection not yet accepted); neither is held
- * while taking a conn->lock.
+ * parked pool's.  A URG (oob.c) takes its owner's fown lock
+ * (sk_send_sigurg()) under conn->lock.
  */
 #ifndef __EXS_CONN_H
 #define __EXS_CONN_H
@@ -350,9 +348,8 @@ struct exs_conn {
 
 	/* oob.c: urgent data either way, in the rings' cursors */
 	struct exs_urg		urg;
-	bool			accepted_inline; /* its listener's
-						  * SO_OOBINLINE at accept()
-						  */
+	/* its listener's SO_OOBINLINE when its handshake ended */
+	bool			accepted_inline;
 
 	/* Requests complete in order, and a completion (only the signaled
 	 * ones have any) retires its request and every one before it.

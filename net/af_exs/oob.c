@@ -91,25 +91,15 @@ void exs_urg_resumed(struct exs_conn *conn, u32 cursor)
 		conn->urg.owed = true;
 }
 
-/* SO_OOBINLINE of the socket that has, or will have, the stream: one in
- * its listener's queue reads its listener's; one taken from the queue,
- * not yet grafted, what its listener had then (accept.c), which its
- * socket gets.  conn->lsn is cleared under conn->lock, which we hold,
- * before the connection's reference on the listener goes.
+/* SO_OOBINLINE of the socket that has, or will have, the stream: one not
+ * yet accept()ed has its listener's as its handshake ended, as a TCP
+ * child does (accept.c), and its socket gets it.
  */
 static bool exs_urg_inline(const struct exs_conn *conn)
 {
-	struct exs_listener *lsn = conn->lsn;
-	bool inl = conn->accepted_inline;
-
 	if (conn->owner)
 		return sock_flag(&conn->owner->sk, SOCK_URGINLINE);
-	if (lsn) {
-		spin_lock(&lsn->lock);
-		inl = lsn->owner && sock_flag(&lsn->owner->sk, SOCK_URGINLINE);
-		spin_unlock(&lsn->lock);
-	}
-	return inl;
+	return conn->accepted_inline;
 }
 
 /* Bytes came into the ring: the peer's urgent byte among them is readable

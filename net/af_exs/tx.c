@@ -535,9 +535,9 @@ void exs_conn_tx_push(struct exs_conn *conn)
 		u32 imm = pending | (u32)conn->peer_chan << EXS_IMM_CHAN_SHIFT;
 
 		/* with others' on a shared QP (batch.c); an urgent byte
-		 * goes as a ring write, whose completion ends urgent mode
-		 * once the byte is in the peer's ring (a batch is done with
-		 * here, before it is posted)
+		 * goes as a ring write, so that urgent mode ends with a
+		 * completion that proves it in the peer's ring (a batch is
+		 * done with here, before it is even posted)
 		 */
 		if (with_imm && !conn->urg.push &&
 		    exs_batch_add(conn, pending, low)) {
