@@ -39,8 +39,8 @@ static void exs_child_event(struct exs_conn *conn)
 	spin_lock(&lsn->lock);
 	if (conn->state == EXS_CONN_ESTABLISHED && lsn->owner) {
 		/* as a TCP child's, set when its handshake ends (oob.c) */
-		conn->accepted_inline = sock_flag(&lsn->owner->sk,
-						  SOCK_URGINLINE);
+		conn->urg.lsn_inline = sock_flag(&lsn->owner->sk,
+						 SOCK_URGINLINE);
 		list_add_tail(&conn->accept_node, &lsn->queue);
 		exs_wake(lsn->owner, EPOLLIN | EPOLLRDNORM);
 		queued = true;
@@ -578,8 +578,8 @@ int exs_rdma_accept_graft(struct exs_sock *lexs, struct socket *newsock,
 	}
 	exs = exs_sk(sk);
 	exs_inherit_settings(exs, lexs);
-	sock_valbool_flag(sk, SOCK_URGINLINE, conn->accepted_inline);
-	sock_valbool_flag(native->sk, SOCK_URGINLINE, conn->accepted_inline);
+	sock_valbool_flag(sk, SOCK_URGINLINE, conn->urg.lsn_inline);
+	sock_valbool_flag(native->sk, SOCK_URGINLINE, conn->urg.lsn_inline);
 	exs->conn = conn;
 	exs->cstate = EXS_CS_RDMA;
 	exs->transport = EXS_TRANSPORT_RDMA;

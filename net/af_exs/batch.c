@@ -208,7 +208,9 @@ static bool exs_batch_add_rider(struct exs_conn *rider, u32 len, bool low,
  * true when taken.  The batch holds a copy, so their send buffer space
  * is done with as soon as the caller counts them posted.  Small writes
  * only, and none while a ring write of the connection's is still out
- * (tdone would skip it).  Called under conn->lock.
+ * (tdone would skip it), nor in urgent mode: its end needs a completion
+ * that proves the byte in the peer's ring (oob.c), which a batch, done
+ * with here, never gives.  Called under conn->lock.
  */
 bool exs_batch_add(struct exs_conn *conn, u32 len, bool low)
 {
@@ -216,7 +218,8 @@ bool exs_batch_add(struct exs_conn *conn, u32 len, bool low)
 	int err = 0;
 
 	if (!exs_link_holder(conn)->link->batch || !READ_ONCE(exs_batching) ||
-	    len > EXS_BATCH_MAX || conn->tdone != conn->tposted)
+	    len > EXS_BATCH_MAX || conn->tdone != conn->tposted ||
+	    conn->urg.push)
 		return false;
 	taken = conn->carrier ? exs_batch_add_rider(conn, len, low, &err) :
 				__exs_batch_add(conn, conn, len, low, &err);

@@ -439,7 +439,6 @@ void exs_conn_renew(struct exs_conn *conn)
 	conn->peer_low = false;
 	conn->credit_owed = false;
 	memset(&conn->urg, 0, sizeof(conn->urg));
-	conn->accepted_inline = false;
 	conn->tx_wanted = false;
 	conn->nodelay = false;
 	conn->hold = false;

@@ -348,8 +348,6 @@ struct exs_conn {
 
 	/* oob.c: urgent data either way, in the rings' cursors */
 	struct exs_urg		urg;
-	/* its listener's SO_OOBINLINE when its handshake ended */
-	bool			accepted_inline;
 
 	/* Requests complete in order, and a completion (only the signaled
 	 * ones have any) retires its request and every one before it.

@@ -99,7 +99,7 @@ static bool exs_urg_inline(const struct exs_conn *conn)
 {
 	if (conn->owner)
 		return sock_flag(&conn->owner->sk, SOCK_URGINLINE);
-	return conn->accepted_inline;
+	return conn->urg.lsn_inline;
 }
 
 /* Bytes came into the ring: the peer's urgent byte among them is readable
@@ -110,12 +110,12 @@ void exs_urg_rx_bytes(struct exs_conn *conn)
 {
 	const u8 *ring = conn->rbuf;
 	struct exs_urg *u = &conn->urg;
-	u32 off = exs_ring_off(conn->rsize, u->seq);
 
 	lockdep_assert_held(&conn->lock);
 	if (!exs_urg_due(u, conn->rprod))
 		return;
-	exs_urg_arrives(u, conn->rprod, ring[off]);
+	exs_urg_arrives(u, conn->rprod,
+			ring[exs_ring_off(conn->rsize, u->seq)]);
 	exs_conn_wake(conn, EPOLLPRI);
 }
 

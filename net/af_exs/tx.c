@@ -534,13 +534,8 @@ void exs_conn_tx_push(struct exs_conn *conn)
 		bool low = exs_window_low(conn->tsize, free_after);
 		u32 imm = pending | (u32)conn->peer_chan << EXS_IMM_CHAN_SHIFT;
 
-		/* with others' on a shared QP (batch.c); an urgent byte
-		 * goes as a ring write, so that urgent mode ends with a
-		 * completion that proves it in the peer's ring (a batch is
-		 * done with here, before it is even posted)
-		 */
-		if (with_imm && !conn->urg.push &&
-		    exs_batch_add(conn, pending, low)) {
+		/* with others' on a shared QP (batch.c) */
+		if (with_imm && exs_batch_add(conn, pending, low)) {
 			conn->tposted += pending;
 			conn->tdone = conn->tposted;
 			EXS_ADD_STATS(conn->net, EXS_MIB_BYTESOUT, pending);

@@ -25,6 +25,9 @@ struct exs_urg {
 				 * ring: no gathering meanwhile
 				 */
 	u32	snd;		/* its cursor */
+	bool	lsn_inline;	/* not yet accept()ed: its listener's
+				 * SO_OOBINLINE as its handshake ended
+				 */
 	/* the peer's (TCP's urg_data and urg_seq) */
 	u16	data;		/* EXS_URG_* */
 	u32	seq;
