@@ -174,7 +174,7 @@ static int exs_accept_rep(struct exs_conn *conn, struct rdma_cm_id *id)
 	struct exs_wire_rep rep;
 	struct rdma_conn_param param = exs_conn_param(&rep, sizeof(rep));
 
-	exs_wire_build_rep(&rep, conn->version, conn->mr->iova, conn->mr->rkey,
+	exs_wire_build_rep(&rep, conn->link->version, conn->mr->iova, conn->mr->rkey,
 			   conn->rsize);
 	exs_conn_set_ack_timeout(id, conn->net);
 	return rdma_accept(id, &param);
@@ -232,7 +232,7 @@ static int exs_child_place(struct exs_listener *lsn, struct rdma_cm_id *id,
 		goto nomem;
 	conn->passive = true;
 	conn->share = peer->share;
-	conn->version = peer->version;
+	conn->link->version = peer->version;
 	conn->lsn = lsn;
 	conn->memcg = exs_mem_memcg_get(lsn->memcg);
 	exs_child_ends(conn, peer);
@@ -328,7 +328,8 @@ static void exs_child_adopt(struct exs_conn *conn, struct exs_listener *lsn,
 {
 	conn->lsn = lsn;
 	conn->on_connect = exs_child_event;
-	conn->inline_max = min_t(u32, inline_max, conn->inline_cap);
+	conn->inline_max = min_t(u32, inline_max,
+				 exs_conn_link(conn)->inline_cap);
 	/* a JOIN's rider's rings are set up next; a parked QP's keep the
 	 * charge of the socket they were set up for
 	 */

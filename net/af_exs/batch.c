@@ -48,7 +48,7 @@ void exs_batch_init(struct exs_conn *conn)
 	link->batch_posted++;
 	WRITE_ONCE(link->batch_acked, link->batch_posted);
 	link->batch_cap = link->batch ?
-			  min_t(u32, conn->inline_cap, EXS_BATCH_MAX) : 0;
+			  min_t(u32, link->inline_cap, EXS_BATCH_MAX) : 0;
 	if (link->batch_cap < EXS_BATCH_HDR + EXS_REC_HDR + 1)
 		link->batch_cap = 0;
 }
@@ -151,7 +151,7 @@ static bool __exs_batch_add(struct exs_conn *holder, struct exs_conn *conn,
 
 	/* room for a full batch's post and the next one's, at most */
 	if (!link->batch_cap || !link->nchans || holder->qp_closing ||
-	    holder->version < EXS_WIRE_V_BATCH ||
+	    link->version < EXS_WIRE_V_BATCH ||
 	    !link->qp || holder->resume || holder->link->err ||
 	    link->batch_inflight + 2 > EXS_BATCH_INFLIGHT ||
 	    EXS_BATCH_HDR + EXS_REC_HDR + len > link->batch_cap)
@@ -217,7 +217,7 @@ bool exs_batch_add(struct exs_conn *conn, u32 len, bool low)
 	bool taken;
 	int err = 0;
 
-	if (!exs_link_holder(conn)->link->batch || !READ_ONCE(exs_batching) ||
+	if (!exs_conn_link(conn)->batch || !READ_ONCE(exs_batching) ||
 	    len > EXS_BATCH_MAX || conn->tdone != conn->tposted ||
 	    conn->urg.push)
 		return false;

@@ -140,6 +140,8 @@ struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
 			kfree(conn);
 			return NULL;
 		}
+		conn->link->ack_cfg =
+			READ_ONCE(exs_pernet(net)->cfg.ack_timeout);
 	}
 	refcount_set(&conn->ref, 1);
 	spin_lock_init(&conn->lock);
@@ -148,9 +150,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
 	conn->inline_max = inline_max;
 	conn->credit_fraction =
 		READ_ONCE(exs_pernet(net)->cfg.delayed_ack_fraction);
-	conn->ack_cfg = READ_ONCE(exs_pernet(net)->cfg.ack_timeout);
 	conn->state = EXS_CONN_CONNECTING;
-	INIT_LIST_HEAD(&conn->dev_node);
 	INIT_LIST_HEAD(&conn->accept_node);
 	INIT_HLIST_NODE(&conn->park_node);
 	INIT_WORK(&conn->hw_work, exs_conn_hw_work);
@@ -170,7 +170,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
 
 static void exs_conn_free(struct exs_conn *conn)
 {
-	WARN_ON_ONCE(conn->dev || conn->native);
+	WARN_ON_ONCE(conn->native);
 	exs_mem_ring_free(conn->rbuf, conn->rsize);
 	exs_mem_ring_free(conn->tbuf, conn->tsize);
 	exs_mem_uncharge(conn);
@@ -196,7 +196,7 @@ void exs_conn_put(struct exs_conn *conn)
  */
 int exs_conn_map_ring(struct exs_conn *conn)
 {
-	struct ib_device *ibdev = exs_link_holder(conn)->dev->ibdev;
+	struct ib_device *ibdev = exs_conn_link(conn)->dev->ibdev;
 	u32 max_pages = ibdev->attrs.max_fast_reg_page_list_len;
 	int n;
 
@@ -211,7 +211,7 @@ int exs_conn_map_ring(struct exs_conn *conn)
 	if (!ib_dma_map_sg(ibdev, &conn->rsg, 1, DMA_BIDIRECTIONAL))
 		return -ENOMEM;
 
-	conn->mr = ib_alloc_mr(exs_link_holder(conn)->link->pd,
+	conn->mr = ib_alloc_mr(exs_conn_link(conn)->pd,
 			       IB_MR_TYPE_MEM_REG,
 			       conn->rsize >> PAGE_SHIFT);
 	if (IS_ERR(conn->mr)) {
@@ -251,14 +251,14 @@ int exs_conn_create_qp(struct exs_conn *conn)
 	struct ib_device *ibdev;
 	int err, i;
 
-	conn->dev = exs_dev_get(id->device);
-	if (!conn->dev)
+	link->dev = exs_dev_get(id->device);
+	if (!link->dev)
 		return -ENODEV;
-	ibdev = conn->dev->ibdev;
+	ibdev = link->dev->ibdev;
 	link->id = atomic_inc_return(&exs_link_ids);
-	spin_lock_bh(&conn->dev->lock);
-	list_add(&conn->dev_node, &conn->dev->conns);
-	spin_unlock_bh(&conn->dev->lock);
+	spin_lock_bh(&link->dev->lock);
+	list_add(&link->dev_node, &link->dev->links);
+	spin_unlock_bh(&link->dev->lock);
 
 	if (exs_fail_alloc(sizeof(*link->pd)))
 		return -ENOMEM;
@@ -358,8 +358,8 @@ int exs_conn_make_qp(struct exs_conn *conn)
 		return err;
 	link->qp = link->cm_id->qp;
 	/* the device may grant less than we asked */
-	conn->inline_cap = min_t(u32, attr.cap.max_inline_data, U16_MAX);
-	conn->inline_max = min_t(u32, conn->inline_max, conn->inline_cap);
+	link->inline_cap = min_t(u32, attr.cap.max_inline_data, U16_MAX);
+	conn->inline_max = min_t(u32, conn->inline_max, link->inline_cap);
 	exs_batch_init(conn);
 
 	for (i = 0; i < link->rq_depth; i++) {
@@ -381,7 +381,7 @@ int exs_conn_make_qp(struct exs_conn *conn)
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer)
 {
-	struct ib_device *ibdev = exs_link_holder(conn)->dev->ibdev;
+	struct ib_device *ibdev = exs_conn_link(conn)->dev->ibdev;
 
 	conn->peer.ring_addr = peer->ring_addr;
 	conn->peer.ring_rkey = peer->ring_rkey;
@@ -485,12 +485,12 @@ void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 	u8 ack_timeout = exs_conn_cm_ack_timeout(id);
 
 	spin_lock_bh(&conn->lock);
-	WRITE_ONCE(conn->ifindex, id->route.addr.dev_addr.bound_dev_if);
+	WRITE_ONCE(conn->link->ifindex, id->route.addr.dev_addr.bound_dev_if);
 	if (conn->resume == EXS_RESUME_CONNECT) {
 		int err;
 
 		/* the ring is registered already */
-		conn->ack_timeout = ack_timeout;
+		conn->link->ack_timeout = ack_timeout;
 		err = exs_resume_up(conn);
 		if (err)
 			__exs_conn_abort(conn, err == -EPROTO ? -ECONNRESET :
@@ -500,7 +500,7 @@ void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 	if (conn->state != EXS_CONN_CONNECTING)
 		goto out;
 	conn->state = EXS_CONN_ESTABLISHED;
-	conn->ack_timeout = ack_timeout;
+	conn->link->ack_timeout = ack_timeout;
 	conn->last_heard = jiffies;
 	conn->last_acked = conn->last_heard;
 	exs_conn_announce(conn);
@@ -525,7 +525,7 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 {
 	bool stands = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
 		      !conn->qp_closing;
-	int link_err = READ_ONCE(exs_link_holder(conn)->link->err);
+	int link_err = READ_ONCE(exs_conn_link(conn)->err);
 
 	lockdep_assert_held(&conn->lock);
 	/* The failed QP a resume drains: whatever it says is past.  The

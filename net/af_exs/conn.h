@@ -94,13 +94,13 @@ static inline struct rdma_conn_param exs_conn_param(const void *pdata, u8 len)
 	};
 }
 
-/* One rdma-capable device and the connections on it. */
+/* One rdma-capable device and the links on it. */
 struct exs_dev {
 	struct ib_device	*ibdev;
-	refcount_t		ref;		/* conns + 1 while registered */
+	refcount_t		ref;		/* links + 1 while registered */
 	struct completion	released;
-	spinlock_t		lock;		/* conns, dying */
-	struct list_head	conns;
+	spinlock_t		lock;		/* links, dying */
+	struct list_head	links;		/* exs_link.dev_node */
 	struct list_head	node;		/* exs_devs */
 	bool			dying;
 };
@@ -224,19 +224,16 @@ struct exs_conn {
 	refcount_t		ref;
 	spinlock_t		lock;		/* see above */
 	struct net		*net;
-	struct exs_dev		*dev;
 	/* the queue pair this connection built (link.h), whose holder it
 	 * is; NULL for a stream carried by another's (carrier)
 	 */
 	struct exs_link		*link;
-	struct list_head	dev_node;	/* exs_dev.conns */
 	struct list_head	accept_node;	/* exs_listener.queue */
 
 	u8			state;		/* enum exs_conn_state */
 	u8			reason;		/* enum exs_fallback_reason */
 	u8			stage;		/* connector: enum exs_connect_stage */
 	int			err;		/* how it ended, if with an error */
-	int			ifindex;	/* its port's netdev, once up; 0 */
 	bool			passive;	/* accepted, not connected */
 	bool			transient;	/* refused, but not for good */
 	bool			ready_sent;
@@ -257,9 +254,6 @@ struct exs_conn {
 	bool			hold;		/* TCP_CORK or MSG_MORE: gather */
 	u16			inline_max;	/* writes this small go inline */
 	u8			credit_fraction; /* credit every 1/N ring */
-	u8			ack_timeout;	/* the QP's, as the CM set it */
-	u8			ack_cfg;	/* net.exs.ack_timeout it was built with */
-	u8			version;	/* the wire version its QP speaks */
 	bool			orphan;		/* the socket is closed */
 	bool			torn_down;	/* handlers must not build more */
 	bool			qp_closing;	/* we flush the QP: flushes are ours */
@@ -275,7 +269,6 @@ struct exs_conn {
 	bool			reused;		/* carried by a parked QP */
 	u8			refused;	/* ...whose OPEN was refused: why */
 	u8			park;		/* enum exs_park_state */
-	u16			inline_cap;	/* what the QP sends inline */
 	u32			last_cursor;	/* the peer's LAST: it consumed */
 	/* resume.c: a failed QP replaced, the stream kept */
 	u8			resume;		/* enum exs_resume_phase */
@@ -395,12 +388,12 @@ static inline u32 exs_node_hash(const struct net *net,
 	return jhash2((const u32 *)node, 4, net_hash_mix(net));
 }
 
-/* The connection that holds the link (link.h) whose QP, PD and device
- * carry @conn's messages: @conn, or its carrier (share.c).
+/* The link (link.h) whose QP, PD and device carry @conn's messages: its
+ * own, or its carrier's (share.c), which it holds until freed.
  */
-static inline struct exs_conn *exs_link_holder(struct exs_conn *conn)
+static inline struct exs_link *exs_conn_link(const struct exs_conn *conn)
 {
-	return conn->carrier ?: conn;
+	return conn->carrier ? conn->carrier->link : conn->link;
 }
 
 /* How many streams besides its own the link @conn holds carries: none
@@ -436,9 +429,9 @@ struct exs_dev *exs_dev_get(struct ib_device *ibdev);
 bool exs_dev_any(void);
 void exs_dev_put(struct exs_dev *dev);
 bool exs_dev_port_down(struct net *net, int ifindex);
-void exs_dev_wait_port_up(struct exs_conn *conn, struct rdma_cm_id *id);
+void exs_dev_wait_port_up(struct exs_link *link, struct rdma_cm_id *id);
 void exs_dev_stop_waits(void);
-void exs_dev_each_conn(void (*fn)(struct exs_conn *conn, void *arg),
+void exs_dev_each_link(void (*fn)(struct exs_link *link, void *arg),
 		       void *arg);
 
 /* link.c */

@@ -106,7 +106,7 @@ static int exs_connect_route_resolved(struct exs_conn *conn)
 	/* a resume speaks what its QP spoke; a new QP, what we can (a REQ
 	 * below the range's version offers that version alone)
 	 */
-	conn->self.version = conn->resume ? conn->version :
+	conn->self.version = conn->resume ? conn->link->version :
 					    exs_wire_version_max();
 	conn->self.version_min = conn->self.version < EXS_WIRE_V_RANGE ||
 				 conn->resume ? conn->self.version :
@@ -130,7 +130,7 @@ static int exs_connect_established(struct exs_conn *conn,
 				 &peer);
 	if (err)
 		return err;
-	conn->version = peer.version;
+	conn->link->version = peer.version;
 	if (conn->resume) {
 		/* the same ring, or not the same connection */
 		if (peer.ring_addr != conn->peer.ring_addr ||
@@ -337,7 +337,7 @@ static int exs_connect_reopen(struct exs_sock *exs, struct exs_conn *conn,
 	conn->owner = exs;
 	conn->on_connect = exs_connect_event;
 	conn->inline_max = min_t(u32, READ_ONCE(exs->inline_max),
-				 conn->inline_cap);
+				 exs_conn_link(conn)->inline_cap);
 	/* the route's source address, as before; this socket's port */
 	exs_addr_to_v6(src, &unused, &conn->self.sport);
 	exs_addr_to_v6(addr, &conn->self.daddr, &conn->self.dport);

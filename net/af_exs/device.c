@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RDMA devices: an ib_client that keeps the list of AF_EXS connections on
- * each device, and ends them when the device goes away.
+ * RDMA devices: an ib_client that keeps the list of AF_EXS links on each
+ * device, and ends them when the device goes away.
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
@@ -56,7 +56,7 @@ static int exs_dev_add(struct ib_device *ibdev)
 	refcount_set(&dev->ref, 1);
 	init_completion(&dev->released);
 	spin_lock_init(&dev->lock);
-	INIT_LIST_HEAD(&dev->conns);
+	INIT_LIST_HEAD(&dev->links);
 	ib_set_client_data(ibdev, &exs_ib_client, dev);
 	spin_lock_bh(&exs_devs_lock);
 	list_add(&dev->node, &exs_devs);
@@ -67,15 +67,15 @@ static int exs_dev_add(struct ib_device *ibdev)
 	return 0;
 }
 
-/* Called before rdma_cm's own removal: end every connection on the device
- * (exs_link_abort() only queues their teardown, which destroys the QPs,
+/* Called before rdma_cm's own removal: end every link on the device
+ * (exs_link_abort() only queues their holders' teardown, which destroys the QPs,
  * PDs and cm_ids and drops their device references), wait for the last
  * one.
  */
 static void exs_dev_remove(struct ib_device *ibdev, void *data)
 {
 	struct exs_dev *dev = data;
-	struct exs_conn *conn;
+	struct exs_link *link;
 
 	atomic_dec(&exs_dev_count);
 	EXS_INC_STATS(&init_net, EXS_MIB_DEVGONE);
@@ -84,11 +84,11 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 	spin_unlock_bh(&exs_devs_lock);
 	spin_lock_bh(&dev->lock);
 	WRITE_ONCE(dev->dying, true);
-	list_for_each_entry(conn, &dev->conns, dev_node) {
-		if (exs_park_end(conn))
+	list_for_each_entry(link, &dev->links, dev_node) {
+		if (exs_park_end(link->holder))
 			continue;
-		EXS_INC_STATS(conn->net, EXS_MIB_DEVREMOVED);
-		exs_link_abort(conn, -ENETDOWN, false);
+		EXS_INC_STATS(link->holder->net, EXS_MIB_DEVREMOVED);
+		exs_link_abort(link->holder, -ENETDOWN, false);
 	}
 	spin_unlock_bh(&dev->lock);
 
@@ -168,35 +168,35 @@ void exs_dev_stop_waits(void)
  * devices keep their packets in hardware: no wait.  Process context,
  * never under a lock.
  */
-void exs_dev_wait_port_up(struct exs_conn *conn, struct rdma_cm_id *id)
+void exs_dev_wait_port_up(struct exs_link *link, struct rdma_cm_id *id)
 {
-	struct exs_dev *dev = conn->dev;
+	struct exs_dev *dev = link->dev;
 
 	might_sleep();
-	if (!dev || !READ_ONCE(conn->ifindex) ||
+	if (!dev || !READ_ONCE(link->ifindex) ||
 	    dev->ibdev->ops.driver_id != RDMA_DRIVER_RXE ||
 	    !exs_dev_id_port_down(id))
 		return;
-	EXS_INC_STATS(conn->net, EXS_MIB_PORTDOWNWAITS);
+	EXS_INC_STATS(link->holder->net, EXS_MIB_PORTDOWNWAITS);
 	while (!READ_ONCE(dev->dying) && !READ_ONCE(exs_dev_stopping) &&
 	       exs_dev_id_port_down(id))
 		msleep(250);
 }
 
-/* Call @fn on every connection of every device, under the device's lock
- * (conn->lock nests inside it).
+/* Call @fn on every link of every device, under the device's lock (its
+ * holder's lock nests inside it).
  */
-void exs_dev_each_conn(void (*fn)(struct exs_conn *conn, void *arg),
+void exs_dev_each_link(void (*fn)(struct exs_link *link, void *arg),
 		       void *arg)
 {
-	struct exs_conn *conn;
+	struct exs_link *link;
 	struct exs_dev *dev;
 
 	spin_lock_bh(&exs_devs_lock);
 	list_for_each_entry(dev, &exs_devs, node) {
 		spin_lock(&dev->lock);
-		list_for_each_entry(conn, &dev->conns, dev_node)
-			fn(conn, arg);
+		list_for_each_entry(link, &dev->links, dev_node)
+			fn(link, arg);
 		spin_unlock(&dev->lock);
 	}
 	spin_unlock_bh(&exs_devs_lock);

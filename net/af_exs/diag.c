@@ -136,13 +136,14 @@ static int exs_diag_fill(struct sk_buff *skb, struct exs_sock *exs)
 	     nla_put_u64_64bit(skb, EXS_SOCK_BYTES_RECEIVED,
 			       info.exsi_bytes_received, EXS_SOCK_PAD)))
 		goto cancel;
-	if (exs_on_rdma(exs) && exs->conn->ack_timeout &&
-	    nla_put_u8(skb, EXS_SOCK_ACK_TIMEOUT, exs->conn->ack_timeout))
+	if (exs_on_rdma(exs) && exs_conn_link(exs->conn)->ack_timeout &&
+	    nla_put_u8(skb, EXS_SOCK_ACK_TIMEOUT,
+		       exs_conn_link(exs->conn)->ack_timeout))
 		goto cancel;
 	/* its own QP's link, or its carrier's (link_diag.c) */
 	if (exs_on_rdma(exs) &&
 	    nla_put_u32(skb, EXS_SOCK_LINK,
-			exs_link_holder(exs->conn)->link->id))
+			exs_conn_link(exs->conn)->id))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -21,6 +21,7 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 	link->holder = holder;
 	link->cm_id = id;
 	link->batch_cqe.done = exs_batch_done;
+	INIT_LIST_HEAD(&link->dev_node);
 	INIT_HLIST_NODE(&link->table_node);
 	INIT_LIST_HEAD(&link->waiters);
 	INIT_LIST_HEAD(&link->joins);
@@ -34,7 +35,8 @@ void exs_link_free(struct exs_link *link)
 		return;
 	/* nobody finds it, and no waiter outlives it (link_table.c) */
 	exs_link_table_del(link);
-	WARN_ON_ONCE(link->qp || link->pd || link->old_id || link->resume_id);
+	WARN_ON_ONCE(link->dev || link->qp || link->pd || link->old_id ||
+		     link->resume_id);
 	kfree(link->rx_msgs);
 	kfree(link->batch);
 	kfree(link->rx);

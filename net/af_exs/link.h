@@ -30,6 +30,18 @@ struct exs_rx_slot;
 
 struct exs_link {
 	struct exs_conn		*holder;	/* whose lock guards it */
+	/* what the QP is, for every stream on it: its device (a reference,
+	 * in the device's list of links from the QP's creation to its
+	 * teardown), its port's netdev once up, the wire version and the
+	 * ack timeout it was built with, what it sends inline
+	 */
+	struct exs_dev		*dev;
+	struct list_head	dev_node;	/* exs_dev.links */
+	int			ifindex;	/* 0 until up */
+	u8			version;	/* the wire version it speaks */
+	u8			ack_timeout;	/* as the CM set it */
+	u8			ack_cfg;	/* net.exs.ack_timeout then */
+	u16			inline_cap;	/* what a send takes inline */
 	struct rdma_cm_id	*cm_id;		/* its QP's; NULL while resuming */
 	/* A protection domain of the link's own: a ring's key is valid on
 	 * this QP alone, so no other QP's peer can reach the ring (the

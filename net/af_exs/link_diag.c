@@ -54,7 +54,7 @@ static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *holder)
 	struct nlattr *nest;
 
 	/* a rename may rewrite the name as we read it */
-	strscpy(devname, holder->dev->ibdev->name, sizeof(devname));
+	strscpy(devname, holder->link->dev->ibdev->name, sizeof(devname));
 	nest = nla_nest_start(skb, EXS_A_LINK);
 	if (!nest)
 		return -EMSGSIZE;
@@ -72,7 +72,7 @@ static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *holder)
 	    nla_put_u64_64bit(skb, EXS_LINK_RX_BYTES, holder->link->rx_bytes,
 			      EXS_LINK_PAD) ||
 	    nla_put_u32(skb, EXS_LINK_RESUMES, holder->link->resumes) ||
-	    nla_put_u8(skb, EXS_LINK_VERSION, holder->version)) {
+	    nla_put_u8(skb, EXS_LINK_VERSION, holder->link->version)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -89,12 +89,13 @@ struct exs_link_walk {
 	int				err;	/* the skb is full */
 };
 
-/* One message for @holder's link, if it is the namespace's and not sent yet.
- * Called under its device's lock (exs_dev_each_conn()), which keeps it
+/* One message for @link, if it is the namespace's and not sent yet.
+ * Called under its device's lock (exs_dev_each_link()), which keeps it
  * on the device's list and its device set.
  */
-static void exs_link_dump_one(struct exs_conn *holder, void *arg)
+static void exs_link_dump_one(struct exs_link *link, void *arg)
 {
+	struct exs_conn *holder = link->holder;
 	struct exs_link_walk *w = arg;
 	void *hdr;
 
@@ -133,6 +134,6 @@ int exs_link_diag_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		.net	= sock_net(skb->sk),
 	};
 
-	exs_dev_each_conn(exs_link_dump_one, &w);
+	exs_dev_each_link(exs_link_dump_one, &w);
 	return skb->len;
 }

@@ -148,7 +148,7 @@ static bool __exs_link_wait(struct exs_sock *exs, struct exs_conn *conn)
 		holder = link->holder;
 		if (holder == conn || !net_eq(holder->net, conn->net) ||
 		    holder->self.family != conn->self.family ||
-		    holder->ack_cfg != conn->ack_cfg ||
+		    holder->link->ack_cfg != conn->link->ack_cfg ||
 		    !ipv6_addr_equal(&holder->node, &conn->node))
 			continue;
 		if (!link->pending) {

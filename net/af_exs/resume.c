@@ -141,7 +141,8 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	if (!READ_ONCE(exs_resume_enabled) ||
 	    (conn->resume && conn->resume != EXS_RESUME_SYNC) ||
 	    conn->resume_off || conn->torn_down || conn->qp_closing ||
-	    !conn->link->cm_id || !conn->dev || READ_ONCE(conn->dev->dying))
+	    !conn->link->cm_id || !conn->link->dev ||
+	    READ_ONCE(conn->link->dev->dying))
 		return false;
 	link = conn->link_only || !exs_resume_stream_ok(conn);
 	if (link && !exs_resume_link_ok(conn))
@@ -170,7 +171,7 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
  */
 int exs_resume_qp(struct exs_conn *conn)
 {
-	if (conn->link->cm_id->device != conn->dev->ibdev)
+	if (conn->link->cm_id->device != conn->link->dev->ibdev)
 		return -ENODEV;
 	spin_lock_bh(&conn->lock);
 	conn->qp_closing = false;
@@ -272,7 +273,7 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	rdma_disconnect(old);	/* the peer's cue to resume too */
 	if (conn->link->qp) {
 		ib_drain_qp(conn->link->qp);
-		exs_dev_wait_port_up(conn, old);
+		exs_dev_wait_port_up(conn->link, old);
 		rdma_destroy_qp(old);
 	}
 	rdma_destroy_id(old);
@@ -361,7 +362,7 @@ static bool exs_resume_matches(const struct exs_conn *conn,
 	       conn->peer.ring_addr == peer->ring_addr &&
 	       conn->peer.ring_rkey == peer->ring_rkey &&
 	       conn->peer.ring_len == peer->ring_len &&
-	       conn->version == peer->version &&
+	       conn->link->version == peer->version &&
 	       ipv6_addr_equal(&conn->node, from);
 }
 
@@ -396,7 +397,7 @@ int exs_resume_request(struct rdma_cm_id *id, struct net *net,
 {
 	struct exs_dev *dev = exs_dev_get(id->device);
 	int why = EXS_WIRE_REJ_NO_LISTENER;
-	struct exs_conn *conn;
+	struct exs_link *link;
 	struct in6_addr from;
 	__be16 unused;
 
@@ -405,7 +406,8 @@ int exs_resume_request(struct rdma_cm_id *id, struct net *net,
 	exs_addr_to_v6((struct sockaddr *)&id->route.addr.dst_addr, &from,
 		       &unused);
 	spin_lock_bh(&dev->lock);
-	list_for_each_entry(conn, &dev->conns, dev_node) {
+	list_for_each_entry(link, &dev->links, dev_node) {
+		struct exs_conn *conn = link->holder;
 		bool found;
 
 		if (!conn->passive || !net_eq(conn->net, net))
@@ -555,9 +557,10 @@ struct exs_fail_qp {
 	bool		over_too;
 };
 
-static void exs_fail_qp_one(struct exs_conn *conn, void *arg)
+static void exs_fail_qp_one(struct exs_link *link, void *arg)
 {
 	const struct exs_fail_qp *fq = arg;
+	struct exs_conn *conn = link->holder;
 
 	spin_lock(&conn->lock);
 	if (net_eq(conn->net, fq->net) && !conn->resume && !conn->qp_closing &&
@@ -584,7 +587,7 @@ static ssize_t exs_fail_qp_write(struct file *file, const char __user *buf,
 	if (which != 1 && which != 2)
 		return -EINVAL;
 	fq.over_too = which == 2;
-	exs_dev_each_conn(exs_fail_qp_one, &fq);
+	exs_dev_each_link(exs_fail_qp_one, &fq);
 	return len;
 }
 

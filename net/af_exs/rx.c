@@ -43,7 +43,7 @@ int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
 static void exs_ring_sync(struct exs_conn *conn, u32 cursor, u32 len,
 			  bool for_device)
 {
-	struct ib_device *ibdev = exs_link_holder(conn)->dev->ibdev;
+	struct ib_device *ibdev = exs_conn_link(conn)->dev->ibdev;
 	u64 base = sg_dma_address(&conn->rsg);
 
 	while (len) {
@@ -99,8 +99,8 @@ static int exs_rx_read(struct exs_conn *conn, const struct ib_wc *wc,
 		       struct exs_rx_slot *slot, union exs_rx_copy *msg,
 		       u8 *typep, u32 *cursor, u8 *chan)
 {
-	struct ib_device *ibdev = conn->dev->ibdev;
 	struct exs_link *link = conn->link;
+	struct ib_device *ibdev = link->dev->ibdev;
 	void *rx = link->rx_msgs + (slot - link->rx) * link->rx_size;
 	enum exs_wire_msg_type type;
 	int err;
@@ -141,7 +141,7 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 
 	if ((type == EXS_MSG_OPEN || type == EXS_MSG_JOIN ||
 	     type == EXS_MSG_JOINED) &&
-	    !exs_rx_open_ok(exs_link_holder(conn)->version, &rx->open.req,
+	    !exs_rx_open_ok(exs_conn_link(conn)->version, &rx->open.req,
 			    &peer))
 		return -EPROTO;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);
@@ -330,7 +330,7 @@ static int exs_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
 	u16 rlen;
 
 	/* only a QP built to share takes them, from version 4 on */
-	if (!conn->link->batch || conn->version < EXS_WIRE_V_BATCH)
+	if (!conn->link->batch || conn->link->version < EXS_WIRE_V_BATCH)
 		return -EPROTO;
 	while (off < len) {
 		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))

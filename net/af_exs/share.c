@@ -70,7 +70,7 @@ static bool __exs_share_can_carry(const struct exs_conn *conn)
 	return conn->share && !conn->carrier && !conn->passive &&
 	       conn->state == EXS_CONN_ESTABLISHED && conn->announced &&
 	       !conn->link_only && exs_share_room(conn) &&
-	       !exs_dev_port_down(conn->net, READ_ONCE(conn->ifindex));
+	       !exs_dev_port_down(conn->net, READ_ONCE(conn->link->ifindex));
 }
 
 /* The same, as a hint without conn->lock (under the link table's): a
@@ -91,7 +91,8 @@ static bool exs_share_find_one(struct exs_conn *conn, void *data)
 	struct exs_share_find_arg *arg = data;
 
 	if (conn->self.family != arg->family ||
-	    conn->ack_cfg != arg->ack_cfg || !exs_share_can_carry(conn) ||
+	    conn->link->ack_cfg != arg->ack_cfg ||
+	    !exs_share_can_carry(conn) ||
 	    !refcount_inc_not_zero(&conn->ref))
 		return false;
 	arg->found = conn;
@@ -208,7 +209,7 @@ bool exs_share_busy(struct exs_conn *conn)
 static void exs_share_free_hw(struct exs_conn *rider)
 {
 	struct exs_conn *carrier = rider->carrier;
-	struct ib_device *ibdev = carrier->dev->ibdev;
+	struct ib_device *ibdev = carrier->link->dev->ibdev;
 
 	lockdep_assert_held(&carrier->link->mutex);
 	if (rider->mr)
@@ -464,11 +465,10 @@ static int exs_share_setup(struct exs_conn *carrier, struct exs_conn *rider,
 	int err = -EBUSY;
 
 	mutex_lock(&carrier->link->mutex);
-	if (carrier->link->closed || !carrier->dev)
+	if (carrier->link->closed || !carrier->link->dev)
 		goto out;
-	rider->inline_cap = carrier->inline_cap;
-	rider->ack_timeout = carrier->ack_timeout;
-	rider->inline_max = min_t(u32, rider->inline_max, carrier->inline_cap);
+	rider->inline_max = min_t(u32, rider->inline_max,
+				  carrier->link->inline_cap);
 	err = exs_conn_map_ring(rider);
 	if (!err && peer)
 		err = exs_conn_set_peer_ring(rider, peer);
@@ -518,7 +518,6 @@ int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 	rider->carrier = carrier;	/* its reference, until freed */
 	rider->memcg = exs_mem_sock_memcg(&exs->sk);
 	rider->node = carrier->node;
-	rider->ack_cfg = carrier->ack_cfg;
 	rider->self = carrier->self;
 	rider->self.share = false;
 	exs_addr_to_v6(src, &unused, &rider->self.sport);
@@ -671,8 +670,6 @@ static void exs_share_accept(struct exs_conn *carrier, struct exs_join *join)
 	rider->carrier = carrier;
 	rider->passive = true;
 	rider->node = carrier->node;
-	rider->ack_cfg = carrier->ack_cfg;
-	rider->inline_cap = carrier->inline_cap;
 	why = exs_rdma_join_child(rider, &join->peer);
 	if (why) {
 		exs_share_refuse(carrier, join->chan, why);
@@ -731,7 +728,7 @@ void exs_share_join_work(struct work_struct *work)
 	}
 
 	mutex_lock(&carrier->link->mutex);
-	if (!carrier->link->closed && carrier->dev)
+	if (!carrier->link->closed && carrier->link->dev)
 		err = exs_conn_set_peer_ring(conn, &conn->joined);
 	mutex_unlock(&carrier->link->mutex);
 

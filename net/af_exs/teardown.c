@@ -133,7 +133,7 @@ void exs_link_abort(struct exs_conn *conn, int err, bool protocol_error)
  */
 static unsigned long exs_abort_ack_wait(const struct exs_conn *conn)
 {
-	u64 us = div_u64(4096ULL << min_t(u8, conn->ack_timeout, 24), 1000);
+	u64 us = div_u64(4096ULL << min_t(u8, exs_conn_link(conn)->ack_timeout, 24), 1000);
 
 	return clamp_t(unsigned long, usecs_to_jiffies(3 * us), 2 * HZ,
 		       8 * HZ);
@@ -242,7 +242,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	spin_unlock_bh(&conn->lock);
 
 	if (link->qp) {
-		exs_dev_wait_port_up(conn, id);
+		exs_dev_wait_port_up(link, id);
 		rdma_destroy_qp(id);
 	}
 	link->qp = NULL;
@@ -250,8 +250,8 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		rdma_destroy_id(id);
 	WRITE_ONCE(link->cm_id, NULL);
 
-	if (conn->dev) {
-		ibdev = conn->dev->ibdev;
+	if (link->dev) {
+		ibdev = link->dev->ibdev;
 		if (conn->mr)
 			ib_dereg_mr(conn->mr);
 		if (link->scq)
@@ -271,11 +271,11 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		/* after the QP and the MR that live in it */
 		if (link->pd)
 			ib_dealloc_pd(link->pd);
-		spin_lock_bh(&conn->dev->lock);
-		list_del_init(&conn->dev_node);
-		spin_unlock_bh(&conn->dev->lock);
-		exs_dev_put(conn->dev);
-		conn->dev = NULL;
+		spin_lock_bh(&link->dev->lock);
+		list_del_init(&link->dev_node);
+		spin_unlock_bh(&link->dev->lock);
+		exs_dev_put(link->dev);
+		link->dev = NULL;
 	}
 	conn->mr = NULL;
 	link->pd = NULL;
@@ -311,7 +311,7 @@ void exs_conn_hw_work(struct work_struct *work)
 		}
 		exs_share_leave(conn);
 	} else if (conn->link && !conn->torn_down &&
-		   (conn->link->cm_id || conn->dev)) {
+		   (conn->link->cm_id || conn->link->dev)) {
 		/* after this no rdma_cm handler builds anything on the conn */
 		if (conn->link->cm_id)
 			rdma_lock_handler(conn->link->cm_id);

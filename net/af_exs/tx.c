@@ -113,7 +113,7 @@ static int exs_post_qp(struct exs_conn *conn, struct exs_conn *holder,
 		sge->lkey = holder->link->pd->local_dma_lkey;
 		/* not inline: the send buffer's, mapped (tdma) */
 		if (!(wr->send_flags & IB_SEND_INLINE))
-			ib_dma_sync_single_for_device(holder->dev->ibdev,
+			ib_dma_sync_single_for_device(holder->link->dev->ibdev,
 						      sge->addr, sge->length,
 						      DMA_TO_DEVICE);
 	}
@@ -276,7 +276,7 @@ int exs_conn_send_resume(struct exs_conn *conn)
 /* An OPEN, JOIN or JOINED speaks the version its QP speaks. */
 static void exs_conn_self_version(struct exs_conn *conn)
 {
-	conn->self.version = exs_link_holder(conn)->version;
+	conn->self.version = exs_conn_link(conn)->version;
 	conn->self.version_min = conn->self.version;
 }
 
