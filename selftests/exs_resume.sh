@@ -502,8 +502,14 @@ want "$name" && sync_case $port
 # and that stream's teardown is held 3 s (hold_teardown_ms) before it
 # marks it closing.  Its sends meanwhile must find the QP gone and end as
 # TCP's would (EPIPE or ECONNRESET); before 4e5bc4b they read the freed
-# PD, or NULL (issue 41's first race).
+# PD, or NULL (issue 41's first race).  Its teardown is held 3 s more
+# before it stops the stream's watch, while the socket sets SO_KEEPALIVE
+# on and off: nothing may arm the watch then, and no watch may run once
+# stopped (exs_watch_work() warns); cancelled before the stream was
+# marked closing, as it was before 4e5bc4b, the watch was armed again
+# (issue 41's second race).
 name="resuming off, a half-closed stream sends as its shared QP fails"
+
 port=26030
 if ! want "$name"; then
 	:
@@ -541,6 +547,8 @@ else
 	flowing
 	# a send every 50 ms: mostly none in flight when the QP fails, so
 	# the stream ends in order, not by a flushed request of its own
+	# once a send failed, SO_KEEPALIVE on and off for 8 s: through
+	# the second hold, the one before its watch is stopped
 	timeout 300 exs-run python3 -c 'import errno, os, socket, sys, time
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
 while s.recv(4096):
@@ -553,22 +561,33 @@ try:
         time.sleep(0.05)
     print("no error")
 except OSError as e:
-    print(errno.errorcode.get(e.errno, e.errno))' \
+    print(errno.errorcode.get(e.errno, e.errno))
+end, on = time.time() + 8, 1
+while time.time() < end:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, on)
+    on ^= 1
+    time.sleep(0.01)' \
 		$peer4 $((port + 1)) "$EXS_TMP/half.eof" > "$EXS_TMP/half.out" 2>&1 &
 	half=$!
 	if exs_wait_file "$EXS_TMP/half.eof" 60; then
 		exs_assert "$name: a: the second stream rides the first's QP" \
 			"[ \$(exs_stat ConnectShared) -gt $joined ]"
 		was=$(cat $held)
+		warned=$(dmesg | grep -c 'WARNING.*exs_watch_work')
 		echo 3000 > $hold
 		echo 1 > $knob
 		wait $half
+		# the second hold ends after the last SO_KEEPALIVE
+		exs_wait_until 30 eval '[ $(($(cat $held) - was)) -ge 2 ]'
+		sleep 1
 		echo 0 > $hold
-		exs_assert "$name: a: its sends end as TCP's would ($(cat "$EXS_TMP/half.out"))" \
-			'grep -qxE "EPIPE|ECONNRESET" "$EXS_TMP/half.out"'
-		# the window was open: its teardown was held
-		exs_check "$name: a: its teardown was held ($(($(cat $held) - was)))" \
-			[ $(($(cat $held) - was)) -ge 1 ]
+		exs_assert "$name: a: its sends end as TCP's would ($(head -1 "$EXS_TMP/half.out"))" \
+			'head -1 "$EXS_TMP/half.out" | grep -qxE "EPIPE|ECONNRESET"'
+		# the windows were open: its teardown was held twice
+		exs_check "$name: a: its teardown was held twice ($(($(cat $held) - was)))" \
+			[ $(($(cat $held) - was)) -ge 2 ]
+		exs_check "$name: a: SO_KEEPALIVE armed no watch once stopped" \
+			[ "$(dmesg | grep -c 'WARNING.*exs_watch_work')" = "$warned" ]
 	else
 		kill $half 2>/dev/null
 		exs_fail "$name" "the second stream never read its EOF: $(cat "$EXS_TMP/half.out")"

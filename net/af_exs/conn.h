@@ -301,6 +301,7 @@ struct exs_conn {
 	struct delayed_work	watch_work;	/* is the peer alive? keepalive.c */
 	unsigned long		watch_at;	/* ...runs then, if armed */
 	bool			watch_armed;
+	bool			watch_over;	/* the teardown stopped it */
 	unsigned long		last_heard;	/* jiffies of its last completion */
 	/* jiffies of the last send completion, or of the first signaled
 	 * request posted after none awaited an ack: how long the send
@@ -631,6 +632,7 @@ void exs_watch_work(struct work_struct *work);
 void exs_watch_stalled(struct exs_conn *conn);
 void exs_watch_await(struct exs_conn *conn);
 void exs_watch_update(struct exs_sock *exs, bool keepalive);
+void exs_watch_stop(struct exs_conn *conn);
 void exs_keepalive(struct sock *sk, int on);
 
 extern struct workqueue_struct *exs_wq;

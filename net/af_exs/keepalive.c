@@ -31,10 +31,9 @@
 #include "watch.h"
 
 /* (Re)arm the watch to run in @delay jiffies; never once the teardown
- * began: it sets qp_closing under conn->lock, then cancels the watch
- * (exs_conn_hw_release(), a rider's exs_conn_hw_work()).  A resume's
- * qp_closing stops the watch only while the QP is replaced.  Called
- * under conn->lock.
+ * began: it sets qp_closing under conn->lock, then stops the watch
+ * (exs_watch_stop()).  A resume's qp_closing stops the watch only while
+ * the QP is replaced.  Called under conn->lock.
  */
 static void exs_watch_arm(struct exs_conn *conn, unsigned long delay)
 {
@@ -97,6 +96,11 @@ void exs_watch_work(struct work_struct *work)
 	unsigned long next;
 
 	spin_lock_bh(&conn->lock);
+	/* armed after its teardown stopped it: the teardown's order broke */
+	if (WARN_ON_ONCE(conn->watch_over)) {
+		spin_unlock_bh(&conn->lock);
+		return;
+	}
 	conn->watch_armed = false;
 	next = exs_watch_check(conn);
 	if (next)
@@ -143,6 +147,27 @@ void exs_watch_update(struct exs_sock *exs, bool keepalive)
 	conn->keepalive = keepalive;
 	if (!conn->persist)
 		exs_watch_arm(conn, 0);
+	spin_unlock_bh(&conn->lock);
+}
+
+/* The teardown: no watch runs after this.  Its caller set qp_closing
+ * under conn->lock, so nothing arms the watch from then on, whatever the
+ * socket does meanwhile (a send, SO_KEEPALIVE): cancelling it once is
+ * enough.  The other order, cancel and then mark, let a send or a
+ * setsockopt in between arm it again (issue 41's second race), which
+ * exs_watch_work()'s warning would show (exs_resume.sh holds the window
+ * open).  Process context, no lock held.
+ */
+void exs_watch_stop(struct exs_conn *conn)
+{
+	might_sleep();
+	WARN_ON_ONCE(!READ_ONCE(conn->qp_closing));
+	if (conn->carrier)
+		exs_test_hold_teardown();
+	cancel_delayed_work_sync(&conn->watch_work);
+	spin_lock_bh(&conn->lock);
+	conn->watch_over = true;
+	conn->watch_armed = false;
 	spin_unlock_bh(&conn->lock);
 }
 

@@ -598,9 +598,11 @@ static const struct file_operations exs_fail_qp_fops = {
 };
 
 /* Tests: /sys/kernel/debug/af_exs/hold_teardown_ms holds the teardown of
- * a stream on another's QP that long before it marks the stream closing.
- * Its QP's first connection may have freed the PD meanwhile, and its
- * socket may still send: the window exs_resume.sh's race case opens.
+ * a stream on another's QP that long before it marks the stream closing,
+ * and again before it stops the watch (exs_watch_stop()).  Its QP's
+ * first connection may have freed the PD meanwhile, and its socket may
+ * still send or set SO_KEEPALIVE: the windows exs_resume.sh's race cases
+ * open.
  */
 static u32 exs_hold_teardown_ms;
 static u32 exs_held_teardowns;	/* ...and how many it held: the case's proof */

@@ -216,7 +216,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	conn->qp_closing = true;
 	abort_sent = conn->abort_sent;
 	spin_unlock_bh(&conn->lock);
-	cancel_delayed_work_sync(&conn->watch_work);	/* no probe after this */
+	exs_watch_stop(conn);				/* no probe after this */
 	/* the disconnect would flush an ABORT the device has not sent, or
 	 * a rider's last bytes
 	 */
@@ -298,16 +298,15 @@ void exs_conn_hw_work(struct work_struct *work)
 	if (conn->carrier) {
 		if (!conn->torn_down) {
 			exs_test_hold_teardown();
-			/* it posts nothing more, and its watch, which
-			 * tests qp_closing under the lock, is not armed
-			 * again once cancelled (as in exs_conn_hw_release())
+			/* it posts nothing more, and its watch is not
+			 * armed again (exs_watch_stop())
 			 */
 			spin_lock_bh(&conn->lock);
 			conn->qp_closing = true;
 			WRITE_ONCE(conn->torn_down, true);
 			spin_unlock_bh(&conn->lock);
 			cancel_delayed_work_sync(&conn->timeout_work);
-			cancel_delayed_work_sync(&conn->watch_work);
+			exs_watch_stop(conn);
 		}
 		exs_share_leave(conn);
 	} else if (conn->link && !conn->torn_down &&
