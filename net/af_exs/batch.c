@@ -35,10 +35,8 @@ MODULE_PARM_DESC(batch,
  * lost with the old one: each stream goes on from the cursor its RESUME
  * names (resume.c).
  */
-void exs_batch_init(struct exs_conn *conn)
+void exs_batch_init(struct exs_link *link)
 {
-	struct exs_link *link = conn->link;
-
 	link->batch_len = 0;
 	link->batch_nrec = 0;
 	link->batch_inflight = 0;
@@ -79,7 +77,7 @@ int exs_batch_post(struct exs_conn *holder)
 	link->batch_len = 0;
 	link->batch_nrec = 0;
 	if (holder->qp_closing || !link->qp) {
-		exs_batch_init(holder);
+		exs_batch_init(link);
 		return 0;
 	}
 	sge.lkey = link->pd->local_dma_lkey;

@@ -22,7 +22,6 @@
 
 struct workqueue_struct *exs_wq;
 /* the last link id given out (link_diag.c) */
-static atomic_t exs_link_ids = ATOMIC_INIT(0);
 
 /* The newest wire version this host speaks: a host capped one lower
  * keeps RDMA with every peer while a fleet upgrades (wire.h).
@@ -57,7 +56,6 @@ u8 exs_wire_version_max(void)
 	return READ_ONCE(exs_wire_max);
 }
 
-static void exs_qp_event(struct ib_event *ev, void *context);
 static void exs_qp_event_work(struct work_struct *work);
 
 /* Wake whoever waits on an AF_EXS socket: its native socket's wait queue
@@ -239,140 +237,28 @@ void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net)
 		rdma_set_ack_timeout(id, timeout);
 }
 
-/* Queue pair on a PD of its own and on CQs from the device's CQ pool;
- * receives are posted before the connection exists, so the first
- * message can never find the queue empty.  The connection is a link
- * from here: its id is set before the device's list shows it.
+/* The link's PD, buffers and CQs (link_qp.c), the ring in that PD, and
+ * the queue pair.  The connection is a link from here: its id is set
+ * before the device's list shows it.
  */
 int exs_conn_create_qp(struct exs_conn *conn)
 {
-	struct exs_link *link = conn->link;
-	struct rdma_cm_id *id = link->cm_id;
-	struct ib_device *ibdev;
-	int err, i;
-
-	link->dev = exs_dev_get(id->device);
-	if (!link->dev)
-		return -ENODEV;
-	ibdev = link->dev->ibdev;
-	link->id = atomic_inc_return(&exs_link_ids);
-	spin_lock_bh(&link->dev->lock);
-	list_add(&link->dev_node, &link->dev->links);
-	spin_unlock_bh(&link->dev->lock);
-
-	if (exs_fail_alloc(sizeof(*link->pd)))
-		return -ENOMEM;
-	link->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(link->pd)) {
-		err = PTR_ERR(link->pd);
-		link->pd = NULL;
-		return err;
-	}
-
-	err = exs_conn_map_ring(conn);
-	if (err)
-		return err;
-
-	/* a QP that carries others: room for their requests and messages */
-	link->rq_depth = conn->share ? EXS_SHARE_RQ_DEPTH : EXS_RQ_DEPTH;
-	link->sq_room = conn->share ?
-			EXS_SQ_DEPTH * (EXS_SHARE_RIDERS + 1) + EXS_BATCH_INFLIGHT :
-			EXS_SQ_DEPTH;
-	/* a shared QP's receives take BATCH messages */
-	link->rx_size = conn->share ? EXS_BATCH_MAX : sizeof(union exs_wire_rx);
-	if (conn->share) {
-		link->chans = kcalloc(EXS_CHAN_MAX, sizeof(*link->chans),
-				      GFP_KERNEL);
-		if (!link->chans)
-			return -ENOMEM;
-		link->batch = kmalloc(EXS_BATCH_MAX, GFP_KERNEL);
-		if (!link->batch)
-			return -ENOMEM;
-	}
-	link->rx = kcalloc(link->rq_depth, sizeof(*link->rx), GFP_KERNEL);
-	if (!link->rx)
-		return -ENOMEM;
-	for (i = 0; i < link->rq_depth; i++) {
-		link->rx[i].conn = conn;
-		link->rx[i].cqe.done = exs_rx_done;
-	}
-	link->rx_msgs = kcalloc(link->rq_depth, link->rx_size, GFP_KERNEL);
-	if (!link->rx_msgs)
-		return -ENOMEM;
-	link->rx_msgs_dma = ib_dma_map_single(ibdev, link->rx_msgs,
-					      link->rq_depth * link->rx_size,
-					      DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, link->rx_msgs_dma)) {
-		link->rx_msgs_dma = 0;
-		return -ENOMEM;
-	}
-
-	/* one more of each for ib_drain_qp()'s marker */
-	link->scq = ib_cq_pool_get(ibdev, link->sq_room + 1, -1,
-				   IB_POLL_SOFTIRQ);
-	if (IS_ERR(link->scq)) {
-		err = PTR_ERR(link->scq);
-		link->scq = NULL;
-		return err;
-	}
-	link->rcq = ib_cq_pool_get(ibdev, link->rq_depth + 1, -1,
-				   IB_POLL_SOFTIRQ);
-	if (IS_ERR(link->rcq)) {
-		err = PTR_ERR(link->rcq);
-		link->rcq = NULL;
-		return err;
-	}
-	return exs_conn_make_qp(conn);
+	return exs_link_build(conn->link, conn->share) ?:
+	       exs_conn_map_ring(conn) ?: exs_conn_make_qp(conn);
 }
 
-/* The queue pair itself, on its link's cm_id, in the link's PD and on its
- * CQs: a new connection's, or a resumed one's (resume.c), whose old QP
- * is gone and whose ring and registration stay.
+/* The link's queue pair (link_qp.c), a new connection's or a resumed
+ * one's (resume.c), whose old QP is gone and whose ring and registration
+ * stay; the stream writes no more inline than it sends.
  */
 int exs_conn_make_qp(struct exs_conn *conn)
 {
-	struct exs_link *link = conn->link;
-	struct ib_qp_init_attr attr = {};
-	int err, i;
+	int err = exs_link_make_qp(conn->link, conn->inline_max);
 
-	attr.send_cq = link->scq;
-	attr.recv_cq = link->rcq;
-	attr.cap.max_send_wr = link->sq_room + 1;
-	attr.cap.max_recv_wr = link->rq_depth + 1;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
-	/* control messages always go inline, an OPEN the longest but for
-	 * a shared QP's BATCH
-	 */
-	attr.cap.max_inline_data = max3(conn->inline_max,
-					sizeof(struct exs_wire_open),
-					link->batch ? EXS_BATCH_MAX : 0);
-	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.qp_type = IB_QPT_RC;
-	attr.event_handler = exs_qp_event;
-	attr.qp_context = conn;
-	if (exs_fail_alloc(sizeof(attr)))
-		return -ENOMEM;
-	err = rdma_create_qp(link->cm_id, link->pd, &attr);
-	if (err)
-		return err;
-	link->qp = link->cm_id->qp;
-	/* the device may grant less than we asked */
-	link->inline_cap = min_t(u32, attr.cap.max_inline_data, U16_MAX);
-	conn->inline_max = min_t(u32, conn->inline_max, link->inline_cap);
-	exs_batch_init(conn);
-
-	for (i = 0; i < link->rq_depth; i++) {
-		struct exs_rx_slot *slot = &link->rx[i];
-
-		slot->sge.addr = link->rx_msgs_dma + i * link->rx_size;
-		slot->sge.length = link->rx_size;
-		slot->sge.lkey = link->pd->local_dma_lkey;
-		err = exs_conn_post_recv(conn, slot);
-		if (err)
-			return err;
-	}
-	return 0;
+	if (!err)
+		conn->inline_max = min_t(u32, conn->inline_max,
+					 conn->link->inline_cap);
+	return err;
 }
 
 /* The peer's ring, from its REQ or REP: our send buffer mirrors it, so a
@@ -565,7 +451,7 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
  * context (conn->lock is a BH lock).  The QP is destroyed before the
  * connection is freed, so the connection is alive here.
  */
-static void exs_qp_event(struct ib_event *ev, void *context)
+void exs_qp_event(struct ib_event *ev, void *context)
 {
 	struct exs_conn *conn = context;
 

@@ -440,6 +440,11 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 				struct rdma_cm_id *id);
 void exs_link_free(struct exs_link *link);
 
+/* link_qp.c */
+int exs_link_build(struct exs_link *link, bool share);
+int exs_link_make_qp(struct exs_link *link, u32 inline_max);
+void exs_link_release(struct exs_link *link);
+
 /* conn.c */
 u8 exs_wire_version_max(void);
 struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
@@ -452,6 +457,7 @@ int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
 void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
 void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
+void exs_qp_event(struct ib_event *ev, void *context);
 void exs_conn_put(struct exs_conn *conn);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
 void exs_wake(struct exs_sock *exs, __poll_t mask);
@@ -506,7 +512,7 @@ void exs_conn_send_abort(struct exs_conn *conn);
 void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
 
 /* batch.c */
-void exs_batch_init(struct exs_conn *conn);
+void exs_batch_init(struct exs_link *link);
 int exs_batch_post(struct exs_conn *holder);
 void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc);
 bool exs_batch_add(struct exs_conn *conn, u32 len, bool low);

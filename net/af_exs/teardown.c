@@ -250,37 +250,22 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		rdma_destroy_id(id);
 	WRITE_ONCE(link->cm_id, NULL);
 
+	/* the stream's own, in the link's PD: its ring's registration and
+	 * its rings' mappings; then the link's (link_qp.c)
+	 */
 	if (link->dev) {
 		ibdev = link->dev->ibdev;
 		if (conn->mr)
 			ib_dereg_mr(conn->mr);
-		if (link->scq)
-			ib_cq_pool_put(link->scq, link->sq_room + 1);
-		if (link->rcq)
-			ib_cq_pool_put(link->rcq, link->rq_depth + 1);
 		if (sg_dma_address(&conn->rsg))
 			ib_dma_unmap_sg(ibdev, &conn->rsg, 1,
 					DMA_BIDIRECTIONAL);
-		if (link->rx_msgs_dma)
-			ib_dma_unmap_single(ibdev, link->rx_msgs_dma,
-					    link->rq_depth * link->rx_size,
-					    DMA_FROM_DEVICE);
 		if (conn->tdma)
 			ib_dma_unmap_single(ibdev, conn->tdma, conn->tsize,
 					    DMA_TO_DEVICE);
-		/* after the QP and the MR that live in it */
-		if (link->pd)
-			ib_dealloc_pd(link->pd);
-		spin_lock_bh(&link->dev->lock);
-		list_del_init(&link->dev_node);
-		spin_unlock_bh(&link->dev->lock);
-		exs_dev_put(link->dev);
-		link->dev = NULL;
 	}
 	conn->mr = NULL;
-	link->pd = NULL;
-	link->scq = NULL;
-	link->rcq = NULL;
+	exs_link_release(link);
 }
 
 void exs_conn_hw_work(struct work_struct *work)
