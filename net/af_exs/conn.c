@@ -21,7 +21,6 @@
 #include "wc.h"
 
 struct workqueue_struct *exs_wq;
-/* the last link id given out (link_diag.c) */
 
 /* The newest wire version this host speaks: a host capped one lower
  * keeps RDMA with every peer while a fleet upgrades (wire.h).

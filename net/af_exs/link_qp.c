@@ -12,6 +12,7 @@
 #include "conn.h"
 #include "fault.h"
 
+/* the last link id given out (link_diag.c) */
 static atomic_t exs_link_ids = ATOMIC_INIT(0);
 
 /* The link's PD, receive buffers and CQs on its cm_id's device, and its
