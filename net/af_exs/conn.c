@@ -375,7 +375,7 @@ void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 		int err;
 
 		/* the ring is registered already */
-		conn->link->ack_timeout = ack_timeout;
+		WRITE_ONCE(conn->link->ack_timeout, ack_timeout);
 		err = exs_resume_up(conn);
 		if (err)
 			__exs_conn_abort(conn, err == -EPROTO ? -ECONNRESET :
@@ -385,7 +385,7 @@ void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 	if (conn->state != EXS_CONN_CONNECTING)
 		goto out;
 	conn->state = EXS_CONN_ESTABLISHED;
-	conn->link->ack_timeout = ack_timeout;
+	WRITE_ONCE(conn->link->ack_timeout, ack_timeout);
 	conn->last_heard = jiffies;
 	conn->last_acked = conn->last_heard;
 	exs_conn_announce(conn);

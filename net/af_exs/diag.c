@@ -100,7 +100,7 @@ static int exs_diag_fill(struct sk_buff *skb, struct exs_sock *exs)
 	struct exs_info info = {};
 	struct exs_wire_peer t = {};
 	struct nlattr *nest;
-	u8 state;
+	u8 state, ack_timeout;
 
 	exs_sock_info(exs, &info);
 	exs_diag_tuple(exs, &t);
@@ -136,9 +136,11 @@ static int exs_diag_fill(struct sk_buff *skb, struct exs_sock *exs)
 	     nla_put_u64_64bit(skb, EXS_SOCK_BYTES_RECEIVED,
 			       info.exsi_bytes_received, EXS_SOCK_PAD)))
 		goto cancel;
-	if (exs_on_rdma(exs) && exs_conn_link(exs->conn)->ack_timeout &&
-	    nla_put_u8(skb, EXS_SOCK_ACK_TIMEOUT,
-		       exs_conn_link(exs->conn)->ack_timeout))
+	/* its link's, which a resume may set meanwhile */
+	ack_timeout = exs_on_rdma(exs) ?
+		      READ_ONCE(exs_conn_link(exs->conn)->ack_timeout) : 0;
+	if (ack_timeout &&
+	    nla_put_u8(skb, EXS_SOCK_ACK_TIMEOUT, ack_timeout))
 		goto cancel;
 	/* its own QP's link, or its carrier's (link_diag.c) */
 	if (exs_on_rdma(exs) &&
