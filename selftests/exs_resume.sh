@@ -501,13 +501,14 @@ want "$name" && sync_case $port
 # and which still sends: the QP's first connection ends, frees the PD,
 # and that stream's teardown is held 3 s (hold_teardown_ms) before it
 # marks it closing.  Its sends meanwhile must find the QP gone and end as
-# TCP's would (EPIPE or ECONNRESET); before 4e5bc4b they read the freed
+# TCP's would (EPIPE or ECONNRESET); before the fix they read the freed
 # PD, or NULL (issue 41's first race).  Its teardown is held 3 s more
-# before it stops the stream's watch, while the socket sets SO_KEEPALIVE
-# on and off: nothing may arm the watch then, and no watch may run once
-# stopped (exs_watch_work() warns); cancelled before the stream was
-# marked closing, as it was before 4e5bc4b, the watch was armed again
-# (issue 41's second race).
+# once it stopped the stream's watch, while the socket sets SO_KEEPALIVE
+# on and off (from before the failure to 8 s after its send failed):
+# nothing may arm the watch then, as it is marked closing, and no watch
+# may run once stopped (exs_watch_work() warns).  Stopped before it was
+# marked closing, as before the second race's fix, a setsockopt in the
+# hold armed the watch again (issue 41's second race).
 name="resuming off, a half-closed stream sends as its shared QP fails"
 
 port=26030
@@ -546,14 +547,29 @@ else
 	exs_wait_until 60 eval '[ "$(exs_stat ConnectRdma)" != "$rdma" ]'
 	flowing
 	# a send every 50 ms: mostly none in flight when the QP fails, so
-	# the stream ends in order, not by a flushed request of its own
-	# once a send failed, SO_KEEPALIVE on and off for 8 s: through
-	# the second hold, the one before its watch is stopped
-	timeout 300 exs-run python3 -c 'import errno, os, socket, sys, time
+	# the stream ends in order, not by a flushed request of its own;
+	# beside it, SO_KEEPALIVE on and off every 10 ms until 8 s after a
+	# send failed, through the second hold; its exit status says
+	# whether every setsockopt was taken
+	timeout 300 exs-run python3 -c 'import errno, socket, sys, threading, time
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
 while s.recv(4096):
     pass
 open(sys.argv[3], "w").close()
+stop, toggled = [time.time() + 60], [0, None]
+def toggle():
+    on = 1
+    while time.time() < stop[0]:
+        try:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, on)
+        except OSError as e:
+            toggled[1] = e
+            return
+        toggled[0] += 1
+        on ^= 1
+        time.sleep(0.01)
+t = threading.Thread(target=toggle)
+t.start()
 end = time.time() + 60
 try:
     while time.time() < end:
@@ -562,32 +578,34 @@ try:
     print("no error")
 except OSError as e:
     print(errno.errorcode.get(e.errno, e.errno))
-end, on = time.time() + 8, 1
-while time.time() < end:
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, on)
-    on ^= 1
-    time.sleep(0.01)' \
+stop[0] = time.time() + 8
+t.join()
+print("SO_KEEPALIVE set", toggled[0], "times;", toggled[1] or "no error")
+sys.exit(1 if toggled[1] else 0)' \
 		$peer4 $((port + 1)) "$EXS_TMP/half.eof" > "$EXS_TMP/half.out" 2>&1 &
 	half=$!
 	if exs_wait_file "$EXS_TMP/half.eof" 60; then
 		exs_assert "$name: a: the second stream rides the first's QP" \
 			"[ \$(exs_stat ConnectShared) -gt $joined ]"
 		was=$(cat $held)
-		warned=$(dmesg | grep -c 'WARNING.*exs_watch_work')
+		warned=$(dmesg | grep -cE 'WARNING.*exs_watch_(work|stop)')
 		echo 3000 > $hold
 		echo 1 > $knob
 		wait $half
-		# the second hold ends after the last SO_KEEPALIVE
-		exs_wait_until 30 eval '[ $(($(cat $held) - was)) -ge 2 ]'
-		sleep 1
+		rc=$?
+		# the second hold began 3 s after the first: both are over
+		# by the time the toggling ends, 8 s after the send failed
+		exs_wait_until 10 eval '[ $(($(cat $held) - was)) -ge 2 ]'
 		echo 0 > $hold
 		exs_assert "$name: a: its sends end as TCP's would ($(head -1 "$EXS_TMP/half.out"))" \
 			'head -1 "$EXS_TMP/half.out" | grep -qxE "EPIPE|ECONNRESET"'
 		# the windows were open: its teardown was held twice
 		exs_check "$name: a: its teardown was held twice ($(($(cat $held) - was)))" \
 			[ $(($(cat $held) - was)) -ge 2 ]
+		exs_check "$name: a: SO_KEEPALIVE taken throughout ($(tail -1 "$EXS_TMP/half.out"))" \
+			[ "$rc" = 0 ]
 		exs_check "$name: a: SO_KEEPALIVE armed no watch once stopped" \
-			[ "$(dmesg | grep -c 'WARNING.*exs_watch_work')" = "$warned" ]
+			[ "$(dmesg | grep -cE 'WARNING.*exs_watch_(work|stop)')" = "$warned" ]
 	else
 		kill $half 2>/dev/null
 		exs_fail "$name" "the second stream never read its EOF: $(cat "$EXS_TMP/half.out")"

@@ -329,7 +329,7 @@ static void exs_child_adopt(struct exs_conn *conn, struct exs_listener *lsn,
 	conn->lsn = lsn;
 	conn->on_connect = exs_child_event;
 	conn->inline_max = min_t(u32, inline_max,
-				 exs_conn_link(conn)->inline_cap);
+				 READ_ONCE(exs_conn_link(conn)->inline_cap));
 	/* a JOIN's rider's rings are set up next; a parked QP's keep the
 	 * charge of the socket they were set up for
 	 */
@@ -362,7 +362,7 @@ int exs_rdma_open_child(struct exs_conn *conn,
 /* A JOIN on a carrier's QP (share.c): the listener on its port takes
  * @rider, a new connection, as it takes a request.  0, with the rider's
  * ring size and the listener's reference set, or an enum exs_wire_reject.
- * Process context, before the rider is set up (its inline_cap is its
+ * Process context, before the rider is set up (its link is its
  * carrier's).
  */
 int exs_rdma_join_child(struct exs_conn *rider,

@@ -248,7 +248,7 @@ int exs_conn_create_qp(struct exs_conn *conn)
 
 /* The link's queue pair (link_qp.c), a new connection's or a resumed
  * one's (resume.c), whose old QP is gone and whose ring and registration
- * stay; the stream writes no more inline than it sends.
+ * stay; the stream writes no more inline than its QP takes.
  */
 int exs_conn_make_qp(struct exs_conn *conn)
 {

@@ -155,20 +155,21 @@ void exs_watch_update(struct exs_sock *exs, bool keepalive)
  * socket does meanwhile (a send, SO_KEEPALIVE): cancelling it once is
  * enough.  The other order, cancel and then mark, let a send or a
  * setsockopt in between arm it again (issue 41's second race), which
- * exs_watch_work()'s warning would show (exs_resume.sh holds the window
- * open).  Process context, no lock held.
+ * exs_watch_work()'s warning shows: exs_resume.sh holds the teardown of
+ * a stream on another's QP here, once the watch is stopped, while its
+ * socket sets SO_KEEPALIVE.  Process context, no lock held.
  */
 void exs_watch_stop(struct exs_conn *conn)
 {
 	might_sleep();
 	WARN_ON_ONCE(!READ_ONCE(conn->qp_closing));
-	if (conn->carrier)
-		exs_test_hold_teardown();
 	cancel_delayed_work_sync(&conn->watch_work);
 	spin_lock_bh(&conn->lock);
 	conn->watch_over = true;
 	conn->watch_armed = false;
 	spin_unlock_bh(&conn->lock);
+	if (conn->carrier)
+		exs_test_hold_teardown();
 }
 
 /* proto->keepalive: SO_KEEPALIVE and sock_set_keepalive() call it, under

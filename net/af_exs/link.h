@@ -30,16 +30,22 @@ struct exs_rx_slot;
 
 struct exs_link {
 	struct exs_conn		*holder;	/* whose lock guards it */
-	/* what the QP is, for every stream on it: its device (a reference,
+	/* What the QP is, for every stream on it: its device (a reference,
 	 * in the device's list of links from the QP's creation to its
-	 * teardown), its port's netdev once up, the wire version and the
-	 * ack timeout it was built with, what it sends inline
+	 * teardown), its port's netdev once up, the wire version it speaks,
+	 * its ack timeout (the CM's, and net.exs.ack_timeout as the link was
+	 * allocated), what a send takes inline.  ack_cfg is set at the
+	 * allocation, version before any other stream joins (a resume keeps
+	 * it), dev as the QP is built and until the teardown; ifindex and
+	 * ack_timeout are written under the holder's lock as the QP comes
+	 * up (again, after a resume), inline_cap as it is created: others
+	 * read those with READ_ONCE().
 	 */
 	struct exs_dev		*dev;
 	struct list_head	dev_node;	/* exs_dev.links */
 	int			ifindex;	/* 0 until up */
 	u8			version;	/* the wire version it speaks */
-	u8			ack_timeout;	/* as the CM set it */
+	u8			ack_timeout;	/* the CM's, once up */
 	u8			ack_cfg;	/* net.exs.ack_timeout then */
 	u16			inline_cap;	/* what a send takes inline */
 	struct rdma_cm_id	*cm_id;		/* its QP's; NULL while resuming */

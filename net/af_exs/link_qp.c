@@ -128,7 +128,8 @@ int exs_link_make_qp(struct exs_link *link, u32 inline_max)
 		return err;
 	link->qp = link->cm_id->qp;
 	/* the device may grant less than we asked */
-	link->inline_cap = min_t(u32, attr.cap.max_inline_data, U16_MAX);
+	WRITE_ONCE(link->inline_cap,
+		   min_t(u32, attr.cap.max_inline_data, U16_MAX));
 	exs_batch_init(link);
 
 	for (i = 0; i < link->rq_depth; i++) {

@@ -599,7 +599,7 @@ static const struct file_operations exs_fail_qp_fops = {
 
 /* Tests: /sys/kernel/debug/af_exs/hold_teardown_ms holds the teardown of
  * a stream on another's QP that long before it marks the stream closing,
- * and again before it stops the watch (exs_watch_stop()).  Its QP's
+ * and again once it stopped the watch (exs_watch_stop()).  Its QP's
  * first connection may have freed the PD meanwhile, and its socket may
  * still send or set SO_KEEPALIVE: the windows exs_resume.sh's race cases
  * open.

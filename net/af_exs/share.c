@@ -468,7 +468,7 @@ static int exs_share_setup(struct exs_conn *carrier, struct exs_conn *rider,
 	if (carrier->link->closed || !carrier->link->dev)
 		goto out;
 	rider->inline_max = min_t(u32, rider->inline_max,
-				  carrier->link->inline_cap);
+				  READ_ONCE(carrier->link->inline_cap));
 	err = exs_conn_map_ring(rider);
 	if (!err && peer)
 		err = exs_conn_set_peer_ring(rider, peer);
