@@ -81,6 +81,10 @@ done
 ./scripts/checkpatch.sh > "$results/checkpatch.log" 2>&1
 result "checkpatch --strict is clean" $? "$results/checkpatch.log"
 
+./scripts/layers.sh > "$results/layers.log" 2>&1
+result "a stream's struct holds no verbs object, no module file is over 800 lines" \
+	$? "$results/layers.log"
+
 ./scripts/dkms-check.sh > "$results/dkms.log" 2>&1
 result "dkms builds the module for every supported kernel" $? "$results/dkms.log"
 
