@@ -329,7 +329,7 @@ static void exs_child_adopt(struct exs_conn *conn, struct exs_listener *lsn,
 	conn->lsn = lsn;
 	conn->on_connect = exs_child_event;
 	conn->inline_max = min_t(u32, inline_max,
-				 READ_ONCE(exs_conn_link(conn)->inline_cap));
+				 READ_ONCE(conn->link->inline_cap));
 	/* a JOIN's rider's rings are set up next; a parked QP's keep the
 	 * charge of the socket they were set up for
 	 */

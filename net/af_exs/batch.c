@@ -98,7 +98,7 @@ int exs_batch_post(struct exs_conn *holder)
  */
 bool exs_batch_awaits(const struct exs_conn *conn)
 {
-	const struct exs_link *link = (conn->carrier ?: conn)->link;
+	const struct exs_link *link = conn->link;
 
 	return (s32)(conn->batch_gen - READ_ONCE(link->batch_acked)) > 0;
 }
@@ -108,7 +108,7 @@ bool exs_batch_awaits(const struct exs_conn *conn)
  */
 unsigned long exs_batch_waiting_since(const struct exs_conn *conn)
 {
-	const struct exs_link *link = (conn->carrier ?: conn)->link;
+	const struct exs_link *link = conn->link;
 	unsigned long acked = READ_ONCE(link->batch_acked_at);
 
 	return time_after(acked, conn->batch_at) ? acked : conn->batch_at;
@@ -215,7 +215,7 @@ bool exs_batch_add(struct exs_conn *conn, u32 len, bool low)
 	bool taken;
 	int err = 0;
 
-	if (!exs_conn_link(conn)->batch || !READ_ONCE(exs_batching) ||
+	if (!conn->link->batch || !READ_ONCE(exs_batching) ||
 	    len > EXS_BATCH_MAX || conn->tdone != conn->tposted ||
 	    conn->urg.push)
 		return false;

@@ -172,7 +172,7 @@ static void exs_conn_free(struct exs_conn *conn)
 	exs_mem_ring_free(conn->tbuf, conn->tsize);
 	exs_mem_uncharge(conn);
 	mem_cgroup_put(conn->memcg);
-	exs_link_free(conn->link);
+	exs_link_put(conn->link);
 	if (conn->carrier)
 		exs_conn_put(conn->carrier);
 	put_net(conn->net);
@@ -193,7 +193,7 @@ void exs_conn_put(struct exs_conn *conn)
  */
 int exs_conn_map_ring(struct exs_conn *conn)
 {
-	struct ib_device *ibdev = exs_conn_link(conn)->dev->ibdev;
+	struct ib_device *ibdev = conn->link->dev->ibdev;
 	u32 max_pages = ibdev->attrs.max_fast_reg_page_list_len;
 	int n;
 
@@ -208,7 +208,7 @@ int exs_conn_map_ring(struct exs_conn *conn)
 	if (!ib_dma_map_sg(ibdev, &conn->rsg, 1, DMA_BIDIRECTIONAL))
 		return -ENOMEM;
 
-	conn->mr = ib_alloc_mr(exs_conn_link(conn)->pd,
+	conn->mr = ib_alloc_mr(conn->link->pd,
 			       IB_MR_TYPE_MEM_REG,
 			       conn->rsize >> PAGE_SHIFT);
 	if (IS_ERR(conn->mr)) {
@@ -266,7 +266,7 @@ int exs_conn_make_qp(struct exs_conn *conn)
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer)
 {
-	struct ib_device *ibdev = exs_conn_link(conn)->dev->ibdev;
+	struct ib_device *ibdev = conn->link->dev->ibdev;
 
 	conn->peer.ring_addr = peer->ring_addr;
 	conn->peer.ring_rkey = peer->ring_rkey;
@@ -410,7 +410,7 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 {
 	bool stands = conn->state == EXS_CONN_ESTABLISHED && !conn->fin_rcvd &&
 		      !conn->qp_closing;
-	int link_err = READ_ONCE(exs_conn_link(conn)->err);
+	int link_err = READ_ONCE(conn->link->err);
 
 	lockdep_assert_held(&conn->lock);
 	/* The failed QP a resume drains: whatever it says is past.  The

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The RDMA connection behind an AF_EXS socket: rings, cursors, credits,
- * FINs; and, for the one that built it, its link (link.h).
+ * FINs; and a reference on the link that carries it (link.h), which it
+ * built or joined.
  *
  * A connection is created by connect.c or accept.c, owned by one AF_EXS
  * socket from connect()/accept() to close(), and freed by its teardown
@@ -224,8 +225,8 @@ struct exs_conn {
 	refcount_t		ref;
 	spinlock_t		lock;		/* see above */
 	struct net		*net;
-	/* the queue pair this connection built (link.h), whose holder it
-	 * is; NULL for a stream carried by another's (carrier)
+	/* the link whose queue pair carries it (link.h), a reference: the
+	 * one it built (it is the holder), or its carrier's
 	 */
 	struct exs_link		*link;
 	struct list_head	accept_node;	/* exs_listener.queue */
@@ -389,20 +390,12 @@ static inline u32 exs_node_hash(const struct net *net,
 	return jhash2((const u32 *)node, 4, net_hash_mix(net));
 }
 
-/* The link (link.h) whose QP, PD and device carry @conn's messages: its
- * own, or its carrier's (share.c), which it holds until freed.
- */
-static inline struct exs_link *exs_conn_link(const struct exs_conn *conn)
-{
-	return conn->carrier ? conn->carrier->link : conn->link;
-}
-
 /* How many streams besides its own the link @conn holds carries: none
  * for a stream carried by another's.
  */
 static inline u8 exs_conn_carries(const struct exs_conn *conn)
 {
-	return conn->link ? conn->link->nchans : 0;
+	return conn->link && !conn->carrier ? conn->link->nchans : 0;
 }
 
 /* An end in order once the QP goes: the peer's FIN came first, or a
@@ -438,7 +431,8 @@ void exs_dev_each_link(void (*fn)(struct exs_link *link, void *arg),
 /* link.c */
 struct exs_link *exs_link_alloc(struct exs_conn *holder,
 				struct rdma_cm_id *id);
-void exs_link_free(struct exs_link *link);
+void exs_link_get(struct exs_link *link);
+void exs_link_put(struct exs_link *link);
 
 /* link_qp.c */
 int exs_link_build(struct exs_link *link, bool share);

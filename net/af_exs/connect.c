@@ -337,7 +337,7 @@ static int exs_connect_reopen(struct exs_sock *exs, struct exs_conn *conn,
 	conn->owner = exs;
 	conn->on_connect = exs_connect_event;
 	conn->inline_max = min_t(u32, READ_ONCE(exs->inline_max),
-				 READ_ONCE(exs_conn_link(conn)->inline_cap));
+				 READ_ONCE(conn->link->inline_cap));
 	/* the route's source address, as before; this socket's port */
 	exs_addr_to_v6(src, &unused, &conn->self.sport);
 	exs_addr_to_v6(addr, &conn->self.daddr, &conn->self.dport);

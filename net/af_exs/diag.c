@@ -138,14 +138,14 @@ static int exs_diag_fill(struct sk_buff *skb, struct exs_sock *exs)
 		goto cancel;
 	/* its link's, which a resume may set meanwhile */
 	ack_timeout = exs_on_rdma(exs) ?
-		      READ_ONCE(exs_conn_link(exs->conn)->ack_timeout) : 0;
+		      READ_ONCE(exs->conn->link->ack_timeout) : 0;
 	if (ack_timeout &&
 	    nla_put_u8(skb, EXS_SOCK_ACK_TIMEOUT, ack_timeout))
 		goto cancel;
 	/* its own QP's link, or its carrier's (link_diag.c) */
 	if (exs_on_rdma(exs) &&
 	    nla_put_u32(skb, EXS_SOCK_LINK,
-			exs_conn_link(exs->conn)->id))
+			exs->conn->link->id))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;

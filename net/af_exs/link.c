@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A link's own memory (link.h): allocated with the connection that holds
- * it, freed with it once its QP, CQs and PD are gone (teardown.c).
+ * it, with that connection's reference; each stream that joins it takes
+ * one more; freed at the last, once its QP, CQs and PD are gone
+ * (teardown.c).
  */
 #include <linux/slab.h>
 
@@ -18,6 +20,7 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 	link = kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return NULL;
+	refcount_set(&link->ref, 1);
 	link->holder = holder;
 	link->cm_id = id;
 	link->batch_cqe.done = exs_batch_done;
@@ -29,10 +32,14 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 	return link;
 }
 
-void exs_link_free(struct exs_link *link)
+/* @link carries one more stream, which holds it until freed */
+void exs_link_get(struct exs_link *link)
 {
-	if (!link)
-		return;
+	refcount_inc(&link->ref);
+}
+
+static void exs_link_free(struct exs_link *link)
+{
 	/* nobody finds it, and no waiter outlives it (link_table.c) */
 	exs_link_table_del(link);
 	WARN_ON_ONCE(link->dev || link->qp || link->pd || link->old_id ||
@@ -43,4 +50,10 @@ void exs_link_free(struct exs_link *link)
 	kfree(link->chans);
 	mutex_destroy(&link->mutex);
 	kfree(link);
+}
+
+void exs_link_put(struct exs_link *link)
+{
+	if (link && refcount_dec_and_test(&link->ref))
+		exs_link_free(link);
 }

@@ -5,9 +5,11 @@
  * (conn.h) reach them only through the link: a stream's own struct holds
  * no cm_id, PD, CQ or QP (only its ring's MR, in the link's PD).  A link
  * is allocated with the connection that builds its queue pair (a
- * connector's, or a listener's child: its holder) and freed with it; the
- * streams that join it later hold that connection, so the link outlives
- * each of them.
+ * connector's, or a listener's child: its holder); every stream on it
+ * holds a reference (conn->link), the holder's the first, and it is
+ * freed at the last.  The streams that join it later also hold the
+ * holder's connection (conn->carrier), whose teardown still takes the
+ * verbs objects down, so today the holder's reference is the last.
  *
  * Locking: the holder's lock (conn.h) guards the fields completion
  * handlers and system calls share (channels, batch, counters, err);
@@ -22,6 +24,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -29,6 +32,7 @@ struct exs_conn;
 struct exs_rx_slot;
 
 struct exs_link {
+	refcount_t		ref;		/* each stream on it */
 	struct exs_conn		*holder;	/* whose lock guards it */
 	/* What the QP is, for every stream on it: its device (a reference,
 	 * in the device's list of links from the QP's creation to its

@@ -74,7 +74,7 @@ void exs_link_wait_end(struct exs_conn *conn, u8 reason)
 	/* set before anyone could wait: at the claim, or as a parked link
 	 * is taken (exs_link_reopen())
 	 */
-	if (!conn->link || !READ_ONCE(conn->link->pending))
+	if (conn->carrier || !conn->link || !READ_ONCE(conn->link->pending))
 		return;
 	spin_lock_irqsave(&exs_links_lock, flags);
 	if (conn->link->pending)

@@ -44,7 +44,7 @@ void exs_urg_mark(struct exs_conn *conn)
 	if (conn->fin_sent || conn->tposted == conn->tcopied ||
 	    ((u->owed || u->push) && u->snd == conn->tcopied - 1))
 		return;
-	if (exs_conn_link(conn)->version < EXS_WIRE_V_URG) {
+	if (conn->link->version < EXS_WIRE_V_URG) {
 		EXS_INC_STATS(conn->net, EXS_MIB_URGINBAND);
 		return;
 	}
@@ -129,7 +129,7 @@ int exs_urg_rx(struct exs_conn *conn, u32 cursor)
 	int ret;
 
 	lockdep_assert_held(&conn->lock);
-	if (exs_conn_link(conn)->version < EXS_WIRE_V_URG ||
+	if (conn->link->version < EXS_WIRE_V_URG ||
 	    !conn->ready_sent || conn->fin_rcvd)
 		return -EPROTO;
 	ret = exs_urg_announce(&conn->urg, cursor, conn->rcons, conn->rprod,

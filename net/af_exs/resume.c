@@ -231,7 +231,7 @@ static void exs_resume_riders_up(struct exs_conn *conn)
 	struct exs_link *link = conn->link;
 	int chan;
 
-	if (!link || !link->chans)
+	if (conn->carrier || !link || !link->chans)
 		return;
 	for (chan = 1; chan < EXS_CHAN_MAX; chan++)
 		if (link->chans[chan])
@@ -528,7 +528,7 @@ void exs_resume_stop(struct exs_conn *conn)
 	if (cancel_work_sync(&conn->resume_work))
 		exs_conn_put(conn);
 
-	if (!conn->link)	/* a carried stream: its holder resumes */
+	if (conn->carrier || !conn->link)	/* its holder resumes */
 		return;
 	spin_lock_bh(&conn->lock);
 	if (conn->link->old_id) {

@@ -233,7 +233,7 @@ void exs_park_leave(struct exs_conn *conn)
 /* The netdev of the port a parked @conn's queue pair is on */
 static int exs_park_ifindex(struct exs_conn *conn)
 {
-	return READ_ONCE(exs_conn_link(conn)->ifindex);
+	return READ_ONCE(conn->link->ifindex);
 }
 
 /* A connector's parked connection to @node, for a socket of @family with
@@ -257,7 +257,7 @@ struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,
 			if (conn->passive || !net_eq(conn->net, net) ||
 			    conn->self.family != family ||
 			    conn->rsize != rsize ||
-			    exs_conn_link(conn)->ack_cfg != ack_cfg ||
+			    conn->link->ack_cfg != ack_cfg ||
 			    (conn->carrier ? !share : conn->share != share) ||
 			    !ipv6_addr_equal(&conn->node, node) ||
 			    exs_dev_port_down(net, exs_park_ifindex(conn)))

@@ -43,7 +43,7 @@ int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
 static void exs_ring_sync(struct exs_conn *conn, u32 cursor, u32 len,
 			  bool for_device)
 {
-	struct ib_device *ibdev = exs_conn_link(conn)->dev->ibdev;
+	struct ib_device *ibdev = conn->link->dev->ibdev;
 	u64 base = sg_dma_address(&conn->rsg);
 
 	while (len) {
@@ -141,7 +141,7 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 
 	if ((type == EXS_MSG_OPEN || type == EXS_MSG_JOIN ||
 	     type == EXS_MSG_JOINED) &&
-	    !exs_rx_open_ok(exs_conn_link(conn)->version, &rx->open.req,
+	    !exs_rx_open_ok(conn->link->version, &rx->open.req,
 			    &peer))
 		return -EPROTO;
 	EXS_INC_STATS(conn->net, EXS_MIB_MSGSIN);

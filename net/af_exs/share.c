@@ -516,6 +516,8 @@ int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 		return -ENOMEM;
 	}
 	rider->carrier = carrier;	/* its reference, until freed */
+	rider->link = carrier->link;
+	exs_link_get(rider->link);
 	rider->memcg = exs_mem_sock_memcg(&exs->sk);
 	rider->node = carrier->node;
 	rider->self = carrier->self;
@@ -668,6 +670,8 @@ static void exs_share_accept(struct exs_conn *carrier, struct exs_join *join)
 	}
 	refcount_inc(&carrier->ref);
 	rider->carrier = carrier;
+	rider->link = carrier->link;
+	exs_link_get(rider->link);
 	rider->passive = true;
 	rider->node = carrier->node;
 	why = exs_rdma_join_child(rider, &join->peer);

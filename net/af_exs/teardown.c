@@ -95,7 +95,7 @@ void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 		exs_share_link_failed(conn, err);
 	}
 	/* a carrier's QP outlives its own stream while riders use it */
-	if ((conn->link && conn->link->err) || !exs_share_busy(conn))
+	if ((!conn->carrier && conn->link->err) || !exs_share_busy(conn))
 		exs_conn_queue_hw(conn);
 }
 
@@ -133,7 +133,7 @@ void exs_link_abort(struct exs_conn *conn, int err, bool protocol_error)
  */
 static unsigned long exs_abort_ack_wait(const struct exs_conn *conn)
 {
-	u64 us = div_u64(4096ULL << min_t(u8, exs_conn_link(conn)->ack_timeout, 24), 1000);
+	u64 us = div_u64(4096ULL << min_t(u8, conn->link->ack_timeout, 24), 1000);
 
 	return clamp_t(unsigned long, usecs_to_jiffies(3 * us), 2 * HZ,
 		       8 * HZ);

@@ -276,7 +276,7 @@ int exs_conn_send_resume(struct exs_conn *conn)
 /* An OPEN, JOIN or JOINED speaks the version its QP speaks. */
 static void exs_conn_self_version(struct exs_conn *conn)
 {
-	conn->self.version = exs_conn_link(conn)->version;
+	conn->self.version = conn->link->version;
 	conn->self.version_min = conn->self.version;
 }
 
