@@ -33,10 +33,11 @@ MODULE_PARM_DESC(batch,
 
 /* A new QP: nothing held, nothing in flight.  A resumed QP's batches are
  * lost with the old one: each stream goes on from the cursor its RESUME
- * names (resume.c).
+ * names (resume.c).  Called under link->lock.
  */
 void exs_batch_init(struct exs_link *link)
 {
+	lockdep_assert_held(&link->lock);
 	link->batch_len = 0;
 	link->batch_nrec = 0;
 	link->batch_inflight = 0;
@@ -51,13 +52,12 @@ void exs_batch_init(struct exs_link *link)
 		link->batch_cap = 0;
 }
 
-/* Post what @holder's link holds, inline (the batch is free again at
- * once) and signaled: its completion posts the next.  Held bytes are
- * dropped with a QP that is going.  Called under holder->lock.
+/* Post what @link holds, inline (the batch is free again at once) and
+ * signaled: its completion posts the next.  Held bytes are dropped with
+ * a QP that is going.  Called under link->lock.
  */
-int exs_batch_post(struct exs_conn *holder)
+int exs_batch_post(struct exs_link *link)
 {
-	struct exs_link *link = holder->link;
 	struct ib_sge sge = {
 		.addr	= (uintptr_t)link->batch,
 		.length	= link->batch_len,
@@ -71,12 +71,13 @@ int exs_batch_post(struct exs_conn *holder)
 	};
 	int err;
 
+	lockdep_assert_held(&link->lock);
 	if (!link->batch_len)
 		return 0;
 	exs_wire_build_msg(link->batch, EXS_MSG_BATCH, 0, link->batch_nrec, 0);
 	link->batch_len = 0;
 	link->batch_nrec = 0;
-	if (holder->qp_closing || !link->qp) {
+	if (link->closing || !link->qp) {
 		exs_batch_init(link);
 		return 0;
 	}
@@ -88,13 +89,13 @@ int exs_batch_post(struct exs_conn *holder)
 	if (!link->batch_inflight++)
 		WRITE_ONCE(link->batch_acked_at, jiffies);
 	link->batch_posted++;
-	EXS_INC_STATS(holder->net, EXS_MIB_BATCHES);
+	EXS_INC_STATS(link->holder->net, EXS_MIB_BATCHES);
 	return 0;
 }
 
 /* Bytes of @conn's went in a batch whose ack has not come: it awaits an
  * ack as for a request of its own (keepalive.c).  Batches complete in
- * order.  The carrier's counter is read without its lock.
+ * order.  The link's counter is read without its lock.
  */
 bool exs_batch_awaits(const struct exs_conn *conn)
 {
@@ -119,44 +120,56 @@ void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct exs_link *link = container_of(wc->wr_cqe, struct exs_link,
 					     batch_cqe);
 	struct exs_conn *holder = link->holder;
+	int err = 0;
 
 	spin_lock(&holder->lock);
+	spin_lock(&link->lock);
 	/* an old QP's flush may come after a resume's reset */
 	if (link->batch_inflight)
 		link->batch_inflight--;
+	if (wc->status == IB_WC_SUCCESS) {
+		WRITE_ONCE(link->batch_acked, link->batch_acked + 1);
+		WRITE_ONCE(link->batch_acked_at, jiffies);
+		if (!link->batch_inflight)
+			err = exs_batch_post(link);
+	}
+	spin_unlock(&link->lock);
 	if (wc->status != IB_WC_SUCCESS) {
 		exs_conn_wc_failed(holder, wc, false);
 	} else {
 		holder->last_heard = jiffies;	/* the peer's device acked it */
 		holder->last_acked = holder->last_heard;
-		WRITE_ONCE(link->batch_acked, link->batch_acked + 1);
-		WRITE_ONCE(link->batch_acked_at, holder->last_heard);
-		if (!link->batch_inflight && exs_batch_post(holder))
+		if (err)
 			__exs_link_abort(holder, -ECONNRESET, false);
 	}
 	spin_unlock(&holder->lock);
 }
 
-/* Into @holder's link's batch, @len bytes of @conn's from its tposted cursor. */
-static bool __exs_batch_add(struct exs_conn *holder, struct exs_conn *conn,
+/* Into @link's batch, @len bytes of @conn's from its tposted cursor.
+ * Called under conn->lock and link->lock.
+ */
+static bool __exs_batch_add(struct exs_link *link, struct exs_conn *conn,
 			    u32 len, bool low, int *err)
 {
-	struct exs_link *link = holder->link;
 	struct exs_wire_rec *rec = link->batch + link->batch_rec;
 	u8 flags = low ? EXS_REC_LOW_WINDOW : 0;
 	u32 held = link->batch_len ?: EXS_BATCH_HDR;
 	bool merge;
 
-	/* room for a full batch's post and the next one's, at most */
-	if (!link->batch_cap || !link->nchans || holder->qp_closing ||
+	lockdep_assert_held(&link->lock);
+	/* room for a full batch's post and the next one's, at most; the
+	 * channel count and the link's error are the holder's (a hint:
+	 * a batch lost with its QP is lost as any request on it)
+	 */
+	if (!link->batch_cap || !READ_ONCE(link->nchans) || link->closing ||
 	    link->version < EXS_WIRE_V_BATCH ||
-	    !link->qp || holder->resume || holder->link->err ||
+	    !link->qp || link->resuming || READ_ONCE(link->err) ||
 	    link->batch_inflight + 2 > EXS_BATCH_INFLIGHT ||
 	    EXS_BATCH_HDR + EXS_REC_HDR + len > link->batch_cap)
 		return false;
 	merge = link->batch_len && rec->chan == conn->peer_chan;
 	if (held + (merge ? 0 : EXS_REC_HDR) + len > link->batch_cap) {
-		*err = exs_batch_post(holder);
+		*err = exs_batch_post(link);
 		if (*err)
 			return false;
 		held = EXS_BATCH_HDR;
@@ -180,26 +193,10 @@ static bool __exs_batch_add(struct exs_conn *holder, struct exs_conn *conn,
 	if (!exs_batch_awaits(conn))
 		conn->batch_at = jiffies;
 	conn->batch_gen = link->batch_posted + 1;
-	exs_watch_await(conn);
 	EXS_INC_STATS(conn->net, EXS_MIB_BATCHEDWRITES);
 	if (!link->batch_inflight)
-		*err = exs_batch_post(holder);
+		*err = exs_batch_post(link);
 	return true;
-}
-
-/* A rider gathers in its carrier's batch, under the carrier's lock, as
- * it posts (tx.c).
- */
-static bool exs_batch_add_rider(struct exs_conn *rider, u32 len, bool low,
-				int *err)
-{
-	struct exs_conn *carrier = rider->carrier;
-	bool taken;
-
-	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	taken = __exs_batch_add(carrier, rider, len, low, err);
-	spin_unlock(&carrier->lock);
-	return taken;
 }
 
 /* Gather @len bytes of @conn's, from conn->tposted, in its QP's batch:
@@ -219,8 +216,12 @@ bool exs_batch_add(struct exs_conn *conn, u32 len, bool low)
 	    len > EXS_BATCH_MAX || conn->tdone != conn->tposted ||
 	    conn->urg.push)
 		return false;
-	taken = conn->carrier ? exs_batch_add_rider(conn, len, low, &err) :
-				__exs_batch_add(conn, conn, len, low, &err);
+	/* under the link's lock, whichever stream built the link */
+	spin_lock(&conn->link->lock);
+	taken = __exs_batch_add(conn->link, conn, len, low, &err);
+	spin_unlock(&conn->link->lock);
+	if (taken)
+		exs_watch_await(conn);
 	/* held bytes are lost: the QP's end, as for any failed post */
 	if (err)
 		__exs_link_abort(conn, -ECONNRESET, false);

@@ -23,11 +23,14 @@
  * before conn->lock, as rdma_cm's handlers do, and waits for the old
  * cm_id's handlers with no lock held.  The watch work (keepalive.c)
  * takes conn->lock only; the teardown cancels it without, once it set
- * qp_closing under it (no watch is armed after that).  A rider
- * (share.c) posts under its own lock, then its carrier's (nested), and
- * so hands its QP's failure to its carrier; it reads the carrier's PD
- * and device only there, as its carrier's teardown frees them once it
- * set qp_closing under its lock; a carrier's completion
+ * qp_closing under it (no watch is armed after that).  Every stream
+ * posts under its own lock, then its link's (link->lock, link.h), and
+ * reads the link's PD and device only there, as the link's teardown
+ * frees them once it set link->closing under that lock.  link->lock is
+ * a leaf: taken after the stream's own lock (and a rider's carrier's,
+ * nested), after a device's lock in the link dump, or alone as a QP is
+ * built.  A rider (share.c) takes its carrier's lock nested under its
+ * own to join, leave or resume; a carrier's completion
  * handler hands a rider's message on with no lock held, and its resume
  * reaches its riders from work items, never under its own lock; a
  * carrier's link mutex comes before either lock.  The parked pool's
@@ -433,6 +436,9 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 				struct rdma_cm_id *id);
 void exs_link_get(struct exs_link *link);
 void exs_link_put(struct exs_link *link);
+void exs_link_qp_shut(struct exs_link *link, bool resume);
+void exs_link_qp_open(struct exs_link *link);
+void exs_link_qp_resumed(struct exs_link *link);
 
 /* link_qp.c */
 int exs_link_build(struct exs_link *link, bool share);
@@ -507,7 +513,7 @@ void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
 
 /* batch.c */
 void exs_batch_init(struct exs_link *link);
-int exs_batch_post(struct exs_conn *holder);
+int exs_batch_post(struct exs_link *link);
 void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc);
 bool exs_batch_add(struct exs_conn *conn, u32 len, bool low);
 bool exs_batch_awaits(const struct exs_conn *conn);

@@ -22,6 +22,7 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 		return NULL;
 	refcount_set(&link->ref, 1);
 	link->holder = holder;
+	spin_lock_init(&link->lock);
 	link->cm_id = id;
 	link->batch_cqe.done = exs_batch_done;
 	INIT_LIST_HEAD(&link->dev_node);
@@ -36,6 +37,43 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 void exs_link_get(struct exs_link *link)
 {
 	refcount_inc(&link->ref);
+}
+
+/* No request is posted on @link's QP from now (tx.c, batch.c): its
+ * holder's teardown or resume, which set its own qp_closing, takes the
+ * QP or its PD away after this; a resume (@resume) also holds batches
+ * until it is over.  Called under the holder's conn->lock, which may
+ * have been taken with interrupts off (an rdma_cm handler's): so the
+ * link's lock is taken plainly, a BH lock in a section that has BHs off.
+ */
+void exs_link_qp_shut(struct exs_link *link, bool resume)
+{
+	lockdep_assert_held(&link->holder->lock);
+	spin_lock(&link->lock);
+	link->closing = true;
+	if (resume)
+		link->resuming = true;
+	spin_unlock(&link->lock);
+}
+
+/* A resume's new QP is built: the streams on @link may post on it.
+ * Called under the holder's conn->lock.
+ */
+void exs_link_qp_open(struct exs_link *link)
+{
+	lockdep_assert_held(&link->holder->lock);
+	spin_lock(&link->lock);
+	link->closing = false;
+	spin_unlock(&link->lock);
+}
+
+/* ...and the resume is over: batches again.  Under the holder's lock. */
+void exs_link_qp_resumed(struct exs_link *link)
+{
+	lockdep_assert_held(&link->holder->lock);
+	spin_lock(&link->lock);
+	link->resuming = false;
+	spin_unlock(&link->lock);
 }
 
 static void exs_link_free(struct exs_link *link)

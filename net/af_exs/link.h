@@ -11,13 +11,19 @@
  * holder's connection (conn->carrier), whose teardown still takes the
  * verbs objects down, so today the holder's reference is the last.
  *
- * Locking: the holder's lock (conn.h) guards the fields completion
- * handlers and system calls share (channels, batch, counters, err);
- * the verbs objects are set before anyone else posts on them, and taken
- * away by the teardown (teardown.c) or a resume (resume.c) once no
- * request can be posted on them (qp_closing, set under that lock).  The
- * link table's lock guards table_node, pending and the waiters
- * (link_table.c); mutex guards closed.
+ * Locking: link->lock, a BH spinlock and a leaf (taken after any
+ * conn->lock or device lock held, alone as a QP is built; nothing but
+ * the device's own locks as a request is posted is taken under it),
+ * guards what every stream posting on the QP shares: closing and
+ * resuming, the batch, tx_bytes.  A stream posts under it and its own
+ * lock, whichever stream built the link (tx.c, batch.c).  The verbs
+ * objects are set before anyone else posts on them, and taken away by
+ * the teardown (teardown.c) or a resume (resume.c) only after closing
+ * was set under it, in the same section of the holder's lock as its
+ * qp_closing.  The holder's lock (conn.h) still guards the rest that
+ * completion handlers and system calls share (channels, err, counters
+ * other than tx_bytes).  The link table's lock guards table_node,
+ * pending and the waiters (link_table.c); mutex guards closed.
  */
 #ifndef __EXS_LINK_H
 #define __EXS_LINK_H
@@ -25,6 +31,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -33,7 +40,14 @@ struct exs_rx_slot;
 
 struct exs_link {
 	refcount_t		ref;		/* each stream on it */
-	struct exs_conn		*holder;	/* whose lock guards it */
+	struct exs_conn		*holder;	/* whose lock guards the rest */
+	spinlock_t		lock;
+	/* No request is posted on the QP: it is going, or failed and is
+	 * replaced (its holder's qp_closing, copied here as that is set:
+	 * exs_link_qp_shut(); a resume clears it once the new QP is built).
+	 */
+	bool			closing;
+	bool			resuming;	/* ...and no batch until over */
 	/* What the QP is, for every stream on it: its device (a reference,
 	 * in the device's list of links from the QP's creation to its
 	 * teardown), its port's netdev once up, the wire version it speaks,
@@ -115,7 +129,7 @@ struct exs_link {
 	 */
 	u32			id;		/* unique while loaded; 0: none */
 	u32			resumes;	/* moves to a new QP */
-	u64			tx_bytes;	/* stream bytes posted on it */
+	u64			tx_bytes;	/* stream bytes posted (lock) */
 	u64			rx_bytes;	/* ...and arrived on it */
 };
 

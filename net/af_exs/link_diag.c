@@ -52,7 +52,12 @@ static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *holder)
 	char devname[IB_DEVICE_NAME_MAX];
 	const struct in6_addr *node = &holder->node;
 	struct nlattr *nest;
+	u64 tx_bytes;
 
+	/* posted by any stream on it, under the link's lock */
+	spin_lock(&holder->link->lock);
+	tx_bytes = holder->link->tx_bytes;
+	spin_unlock(&holder->link->lock);
 	/* a rename may rewrite the name as we read it */
 	strscpy(devname, holder->link->dev->ibdev->name, sizeof(devname));
 	nest = nla_nest_start(skb, EXS_A_LINK);
@@ -67,7 +72,7 @@ static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *holder)
 	    nla_put_u8(skb, EXS_LINK_STATE, exs_link_diag_state(holder)) ||
 	    nla_put_u8(skb, EXS_LINK_SHARED, holder->share) ||
 	    nla_put_u32(skb, EXS_LINK_STREAMS, exs_link_diag_streams(holder)) ||
-	    nla_put_u64_64bit(skb, EXS_LINK_TX_BYTES, holder->link->tx_bytes,
+	    nla_put_u64_64bit(skb, EXS_LINK_TX_BYTES, tx_bytes,
 			      EXS_LINK_PAD) ||
 	    nla_put_u64_64bit(skb, EXS_LINK_RX_BYTES, holder->link->rx_bytes,
 			      EXS_LINK_PAD) ||

@@ -130,7 +130,12 @@ int exs_link_make_qp(struct exs_link *link, u32 inline_max)
 	/* the device may grant less than we asked */
 	WRITE_ONCE(link->inline_cap,
 		   min_t(u32, attr.cap.max_inline_data, U16_MAX));
+	/* under the lock: a stream's __exs_batch_add() reads batch_cap
+	 * there before it finds the link closing
+	 */
+	spin_lock_bh(&link->lock);
 	exs_batch_init(link);
+	spin_unlock_bh(&link->lock);
 
 	for (i = 0; i < link->rq_depth; i++) {
 		struct exs_rx_slot *slot = &link->rx[i];

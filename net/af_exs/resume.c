@@ -155,8 +155,11 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	conn->resume = EXS_RESUME_DRAIN;
 	conn->resume_err = err;
 	conn->peer_resumed = false;
-	/* nothing more goes to the failed QP, and its flushes are ours */
+	/* nothing more goes to the failed QP, and its flushes are ours;
+	 * nor from any stream on the link, nor a batch until it is over
+	 */
 	conn->qp_closing = true;
+	exs_link_qp_shut(conn->link, true);	/* batches wait too */
 	/* its cm_id's events are old news (the handlers compare) */
 	conn->link->old_id = conn->link->cm_id;
 	WRITE_ONCE(conn->link->cm_id, NULL);
@@ -171,12 +174,26 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
  */
 int exs_resume_qp(struct exs_conn *conn)
 {
+	int err;
+
 	if (conn->link->cm_id->device != conn->link->dev->ibdev)
 		return -ENODEV;
+	/* its receives are posted as it is built (exs_link_make_qp()) */
 	spin_lock_bh(&conn->lock);
 	conn->qp_closing = false;
 	spin_unlock_bh(&conn->lock);
-	return exs_conn_make_qp(conn);
+	err = exs_conn_make_qp(conn);
+	/* the streams on the link may post on it once it is whole, unless
+	 * its teardown began meanwhile (which cannot happen today: the
+	 * connector's teardown takes this cm_id's handler lock first,
+	 * exs_conn_hw_work(), the acceptor's waits for its resume work,
+	 * exs_resume_stop())
+	 */
+	spin_lock_bh(&conn->lock);
+	if (!err && !conn->qp_closing)
+		exs_link_qp_open(conn->link);
+	spin_unlock_bh(&conn->lock);
+	return err;
 }
 
 /* The carrier's failed QP is drained: its riders' requests all completed,
@@ -442,8 +459,10 @@ static int exs_resume_finish(struct exs_conn *conn)
 	conn->peer_resumed = false;
 	conn->self.resume = false;
 	/* the link moved (a rider's stream only followed it) */
-	if (!conn->carrier)
+	if (!conn->carrier) {
 		conn->link->resumes++;
+		exs_link_qp_resumed(conn->link);
+	}
 	if (conn->link_only) {
 		/* no stream: the riders say their own RESUMEs; the last of
 		 * them may have left meanwhile (an acceptor's leaves at its

@@ -129,7 +129,8 @@ static int exs_share_install(struct exs_conn *carrier, struct exs_conn *rider)
 				continue;
 			refcount_inc(&rider->ref);
 			carrier->link->chans[chan] = rider;
-			carrier->link->nchans++;
+			WRITE_ONCE(carrier->link->nchans,
+				   carrier->link->nchans + 1);
 			rider->chan = chan;
 			err = 0;
 			break;
@@ -238,7 +239,8 @@ void exs_share_quiet(struct exs_conn *rider)
 	if (!rider->counted_out && rider->chan && carrier->link->chans &&
 	    carrier->link->chans[rider->chan] == rider) {
 		rider->counted_out = true;
-		carrier->link->nchans--;
+		WRITE_ONCE(carrier->link->nchans,
+			   carrier->link->nchans - 1);
 		if (carrier->link_only && !carrier->link->nchans)
 			exs_conn_queue_hw(carrier);
 	}
@@ -263,7 +265,8 @@ bool exs_share_retake(struct exs_conn *rider)
 				 !carrier->link_only));
 	if (ok) {
 		rider->counted_out = false;
-		carrier->link->nchans++;
+		WRITE_ONCE(carrier->link->nchans,
+			   carrier->link->nchans + 1);
 	}
 	spin_unlock(&carrier->lock);
 	return ok;
@@ -334,7 +337,7 @@ static bool exs_share_sends_out(struct exs_conn *carrier)
 	return out;
 }
 
-/* The carrier's QP is going, nothing more is posted on it (qp_closing):
+/* The carrier's QP is going, nothing more is posted on it (link->closing):
  * the riders' last requests complete first, as @wait allows.  A rider
  * leaves the count once its LAST is posted, the acceptor's (share_quiet),
  * and the disconnect would flush that LAST and the bytes before it.  A
@@ -367,7 +370,8 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 		carrier->link->chans[chan] = NULL;
 		if (rider && !rider->counted_out) {
 			rider->counted_out = true;
-			carrier->link->nchans--;
+			WRITE_ONCE(carrier->link->nchans,
+				   carrier->link->nchans - 1);
 		}
 		spin_unlock_bh(&carrier->lock);
 		if (!rider)

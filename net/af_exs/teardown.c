@@ -214,6 +214,8 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 
 	spin_lock_bh(&conn->lock);
 	conn->qp_closing = true;
+	/* no stream on the link posts after this (exs_post_qp()) */
+	exs_link_qp_shut(link, false);	/* not to resume */
 	abort_sent = conn->abort_sent;
 	spin_unlock_bh(&conn->lock);
 	exs_watch_stop(conn);				/* no probe after this */

@@ -91,65 +91,57 @@ unsigned long exs_conn_unacked_since(const struct exs_conn *conn)
 /* Nothing may follow ib_drain_qp()'s marker (a completion handler
  * returning credits while the teardown drains, say): its flush would
  * complete after the drain, on a connection about to be freed.  A ring
- * write's bytes count for the link, under its lock.
+ * write's bytes count for the link.
  *
- * The link's PD and device, and a rider's send buffer mapping, go only
- * after the teardown set qp_closing under the lock: the link's, which
- * the caller holds (and a rider's own).  So a request takes the PD's
- * key, and a write not inline its bytes synced for the device, only
- * here, past that test; before it, a rider could find its carrier's PD
- * freed or NULL (exs_conn_hw_release()).
+ * The link's PD and device, and a stream's send buffer mapping, go only
+ * after the teardown set link->closing (or the stream's own qp_closing)
+ * under the locks the caller holds: the link's and the stream's.  So a
+ * request takes the PD's key, and a write not inline its bytes synced
+ * for the device, only here, past that test; before it, a stream that
+ * joined the link could find its PD freed or NULL
+ * (exs_conn_hw_release()).
  */
-static int exs_post_qp(struct exs_conn *conn, struct exs_conn *holder,
+static int exs_post_qp(struct exs_conn *conn, struct exs_link *link,
 		       struct ib_send_wr *wr)
 {
 	struct ib_sge *sge;
 	int err, i;
 
-	if (conn->qp_closing || holder->qp_closing || !holder->link->qp)
+	lockdep_assert_held(&link->lock);
+	if (conn->qp_closing || link->closing || !link->qp)
 		return -ESHUTDOWN;
 	for (i = 0; i < wr->num_sge; i++) {
 		sge = &wr->sg_list[i];
-		sge->lkey = holder->link->pd->local_dma_lkey;
+		sge->lkey = link->pd->local_dma_lkey;
 		/* not inline: the send buffer's, mapped (tdma) */
 		if (!(wr->send_flags & IB_SEND_INLINE))
-			ib_dma_sync_single_for_device(holder->link->dev->ibdev,
+			ib_dma_sync_single_for_device(link->dev->ibdev,
 						      sge->addr, sge->length,
 						      DMA_TO_DEVICE);
 	}
 	/* bytes the QP's batch holds go first (batch.c) */
-	err = exs_batch_post(holder);
+	err = exs_batch_post(link);
 	if (!err)
-		err = ib_post_send(holder->link->qp, wr, NULL);
+		err = ib_post_send(link->qp, wr, NULL);
 	if (!err && (wr->opcode == IB_WR_RDMA_WRITE ||
 		     wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM))
-		holder->link->tx_bytes += wr->sg_list->length;
-	return err;
-}
-
-/* A rider posts on its carrier's QP under the carrier's lock, which the
- * carrier's teardown takes to close it (share.c).
- */
-static int exs_post_rider(struct exs_conn *rider, struct ib_send_wr *wr)
-{
-	struct exs_conn *carrier = rider->carrier;
-	int err;
-
-	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	err = exs_post_qp(rider, carrier, wr);
-	spin_unlock(&carrier->lock);
+		link->tx_bytes += wr->sg_list->length;
 	return err;
 }
 
 /* Sends are posted under conn->lock, so a failed post can give back the
- * slot it just took.
+ * slot it just took, and under the link's, which every stream on it
+ * takes to post, whichever built it: the link's teardown and resume take
+ * it to close the QP to them.
  */
 static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 {
+	struct exs_link *link = conn->link;
 	int err;
 
-	err = conn->carrier ? exs_post_rider(conn, wr) :
-			      exs_post_qp(conn, conn, wr);
+	spin_lock(&link->lock);
+	err = exs_post_qp(conn, link, wr);
+	spin_unlock(&link->lock);
 	if (err == -ESHUTDOWN) {
 		conn->sq_head--;
 		return err;
