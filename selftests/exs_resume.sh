@@ -548,9 +548,12 @@ else
 	flowing
 	# a send every 50 ms: mostly none in flight when the QP fails, so
 	# the stream ends in order, not by a flushed request of its own;
+	# 1 KiB and 64 bytes in turn, a ring write's path and a batch's
+	# (each must find the link closed before it reads the PD);
 	# beside it, SO_KEEPALIVE on and off every 10 ms until 8 s after a
 	# send failed, through the second hold; its exit status says
 	# whether every setsockopt was taken
+	batched=$(exs_stat RdmaBatchedWrites)
 	timeout 300 exs-run python3 -c 'import errno, socket, sys, threading, time
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
 while s.recv(4096):
@@ -571,9 +574,11 @@ def toggle():
 t = threading.Thread(target=toggle)
 t.start()
 end = time.time() + 60
+n = 0
 try:
     while time.time() < end:
-        s.send(b"x" * 1024)
+        s.send(b"x" * (1024 if n % 2 else 64))
+        n += 1
         time.sleep(0.05)
     print("no error")
 except OSError as e:
@@ -587,6 +592,8 @@ sys.exit(1 if toggled[1] else 0)' \
 	if exs_wait_file "$EXS_TMP/half.eof" 60; then
 		exs_assert "$name: a: the second stream rides the first's QP" \
 			"[ \$(exs_stat ConnectShared) -gt $joined ]"
+		# a second of sends on the live link first: ten batched
+		sleep 1
 		was=$(cat $held)
 		warned=$(dmesg | grep -cE 'WARNING.*exs_watch_(work|stop)')
 		echo 3000 > $hold
@@ -599,6 +606,10 @@ sys.exit(1 if toggled[1] else 0)' \
 		echo 0 > $hold
 		exs_assert "$name: a: its sends end as TCP's would ($(head -1 "$EXS_TMP/half.out"))" \
 			'head -1 "$EXS_TMP/half.out" | grep -qxE "EPIPE|ECONNRESET"'
+		# its small sends went in batches (the first stream's are
+		# 64 KiB): both paths were in use as the link failed
+		exs_check "$name: a: its 64-byte sends were batched" \
+			[ "$(exs_stat RdmaBatchedWrites)" -gt "$batched" ]
 		# the windows were open: its teardown was held twice
 		exs_check "$name: a: its teardown was held twice ($(($(cat $held) - was)))" \
 			[ $(($(cat $held) - was)) -ge 2 ]
