@@ -237,6 +237,7 @@ static int exs_child_place(struct exs_listener *lsn, struct rdma_cm_id *id,
 	conn->memcg = exs_mem_memcg_get(lsn->memcg);
 	exs_child_ends(conn, peer);
 	conn->node = node;
+	exs_link_set_peer(conn->link, &node, peer->family, true, peer->share);
 
 	err = exs_conn_create_qp(conn);
 	if (!err)

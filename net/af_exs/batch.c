@@ -89,7 +89,7 @@ int exs_batch_post(struct exs_link *link)
 	if (!link->batch_inflight++)
 		WRITE_ONCE(link->batch_acked_at, jiffies);
 	link->batch_posted++;
-	EXS_INC_STATS(link->holder->net, EXS_MIB_BATCHES);
+	EXS_INC_STATS(link->net, EXS_MIB_BATCHES);
 	return 0;
 }
 

@@ -132,7 +132,7 @@ struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
 	if (!conn)
 		return NULL;
 	if (holder) {
-		conn->link = exs_link_alloc(conn, id);
+		conn->link = exs_link_alloc(conn, net, id);
 		if (!conn->link) {
 			kfree(conn);
 			return NULL;
@@ -242,7 +242,7 @@ void exs_conn_set_ack_timeout(struct rdma_cm_id *id, struct net *net)
  */
 int exs_conn_create_qp(struct exs_conn *conn)
 {
-	return exs_link_build(conn->link, conn->share) ?:
+	return exs_link_build(conn->link) ?:
 	       exs_conn_map_ring(conn) ?: exs_conn_make_qp(conn);
 }
 

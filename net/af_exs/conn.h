@@ -432,8 +432,10 @@ void exs_dev_each_link(void (*fn)(struct exs_link *link, void *arg),
 		       void *arg);
 
 /* link.c */
-struct exs_link *exs_link_alloc(struct exs_conn *holder,
+struct exs_link *exs_link_alloc(struct exs_conn *holder, struct net *net,
 				struct rdma_cm_id *id);
+void exs_link_set_peer(struct exs_link *link, const struct in6_addr *node,
+		       u8 family, bool passive, bool shared);
 void exs_link_get(struct exs_link *link);
 void exs_link_put(struct exs_link *link);
 void exs_link_qp_shut(struct exs_link *link, bool resume);
@@ -441,7 +443,7 @@ void exs_link_qp_open(struct exs_link *link);
 void exs_link_qp_resumed(struct exs_link *link);
 
 /* link_qp.c */
-int exs_link_build(struct exs_link *link, bool share);
+int exs_link_build(struct exs_link *link);
 int exs_link_make_qp(struct exs_link *link, u32 inline_max);
 void exs_link_release(struct exs_link *link);
 

@@ -432,6 +432,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		       &conn->self.sport);
 	exs_addr_to_v6(addr, &conn->self.daddr, &conn->self.dport);
 	conn->self.family = addr->sa_family;
+	exs_link_set_peer(conn->link, &node6, addr->sa_family, false, share);
 	/* later connects to the node find this QP, and wait for it; or
 	 * one, coming up or just up, that another connect built is this
 	 * one's to wait for (link_table.c).  Before the cm_id: a connect

@@ -87,7 +87,7 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 	list_for_each_entry(link, &dev->links, dev_node) {
 		if (exs_park_end(link->holder))
 			continue;
-		EXS_INC_STATS(link->holder->net, EXS_MIB_DEVREMOVED);
+		EXS_INC_STATS(link->net, EXS_MIB_DEVREMOVED);
 		exs_link_abort(link->holder, -ENETDOWN, false);
 	}
 	spin_unlock_bh(&dev->lock);
@@ -177,7 +177,7 @@ void exs_dev_wait_port_up(struct exs_link *link, struct rdma_cm_id *id)
 	    dev->ibdev->ops.driver_id != RDMA_DRIVER_RXE ||
 	    !exs_dev_id_port_down(id))
 		return;
-	EXS_INC_STATS(link->holder->net, EXS_MIB_PORTDOWNWAITS);
+	EXS_INC_STATS(link->net, EXS_MIB_PORTDOWNWAITS);
 	while (!READ_ONCE(dev->dying) && !READ_ONCE(exs_dev_stopping) &&
 	       exs_dev_id_port_down(id))
 		msleep(250);

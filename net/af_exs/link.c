@@ -10,7 +10,7 @@
 #include "conn.h"
 #include "fault.h"
 
-struct exs_link *exs_link_alloc(struct exs_conn *holder,
+struct exs_link *exs_link_alloc(struct exs_conn *holder, struct net *net,
 				struct rdma_cm_id *id)
 {
 	struct exs_link *link;
@@ -22,6 +22,7 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 		return NULL;
 	refcount_set(&link->ref, 1);
 	link->holder = holder;
+	link->net = get_net(net);
 	spin_lock_init(&link->lock);
 	link->cm_id = id;
 	link->batch_cqe.done = exs_batch_done;
@@ -31,6 +32,20 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder,
 	INIT_LIST_HEAD(&link->joins);
 	mutex_init(&link->mutex);
 	return link;
+}
+
+/* Who @link is to, once its builder knows (a connector's settle, an
+ * acceptor's REQ): before it is in the link table or on its device's
+ * list, where the lookups read it without a lock.
+ */
+void exs_link_set_peer(struct exs_link *link, const struct in6_addr *node,
+		       u8 family, bool passive, bool shared)
+{
+	WARN_ON_ONCE(link->dev || !hlist_unhashed(&link->table_node));
+	link->node = *node;
+	link->family = family;
+	link->passive = passive;
+	link->shared = shared;
 }
 
 /* @link carries one more stream, which holds it until freed */
@@ -87,6 +102,7 @@ static void exs_link_free(struct exs_link *link)
 	kfree(link->rx);
 	kfree(link->chans);
 	mutex_destroy(&link->mutex);
+	put_net(link->net);
 	kfree(link);
 }
 

@@ -41,6 +41,17 @@ struct exs_rx_slot;
 struct exs_link {
 	refcount_t		ref;		/* each stream on it */
 	struct exs_conn		*holder;	/* whose lock guards the rest */
+	/* Who it is to, what the lookups match (link_table.c, share.c,
+	 * resume.c, link_diag.c): its namespace (a reference) from its
+	 * allocation, the rest set by exs_link_set_peer() before it is in
+	 * the table or on its device's list, none changed after that, so
+	 * read without a lock.
+	 */
+	struct net		*net;
+	struct in6_addr		node;		/* the peer host's */
+	u8			family;		/* its streams' TCP family */
+	bool			passive;	/* the peer built it */
+	bool			shared;		/* may carry more streams */
 	spinlock_t		lock;
 	/* No request is posted on the QP: it is going, or failed and is
 	 * replaced (its holder's qp_closing, copied here as that is set:

@@ -50,7 +50,7 @@ static u32 exs_link_diag_streams(const struct exs_conn *holder)
 static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *holder)
 {
 	char devname[IB_DEVICE_NAME_MAX];
-	const struct in6_addr *node = &holder->node;
+	const struct in6_addr *node = &holder->link->node;
 	struct nlattr *nest;
 	u64 tx_bytes;
 
@@ -67,10 +67,10 @@ static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *holder)
 	    (ipv6_addr_v4mapped(node) ?
 	     nla_put_in_addr(skb, EXS_LINK_NODE, node->s6_addr32[3]) :
 	     nla_put_in6_addr(skb, EXS_LINK_NODE, node)) ||
-	    nla_put_u8(skb, EXS_LINK_FAMILY, holder->self.family) ||
+	    nla_put_u8(skb, EXS_LINK_FAMILY, holder->link->family) ||
 	    nla_put_string(skb, EXS_LINK_DEVICE, devname) ||
 	    nla_put_u8(skb, EXS_LINK_STATE, exs_link_diag_state(holder)) ||
-	    nla_put_u8(skb, EXS_LINK_SHARED, holder->share) ||
+	    nla_put_u8(skb, EXS_LINK_SHARED, holder->link->shared) ||
 	    nla_put_u32(skb, EXS_LINK_STREAMS, exs_link_diag_streams(holder)) ||
 	    nla_put_u64_64bit(skb, EXS_LINK_TX_BYTES, tx_bytes,
 			      EXS_LINK_PAD) ||
@@ -104,7 +104,7 @@ static void exs_link_dump_one(struct exs_link *link, void *arg)
 	struct exs_link_walk *w = arg;
 	void *hdr;
 
-	if (w->err || !net_eq(holder->net, w->net) ||
+	if (w->err || !net_eq(link->net, w->net) ||
 	    w->idx++ < w->cb->args[0])
 		return;
 	hdr = genlmsg_put(w->skb, NETLINK_CB(w->cb->skb).portid,

@@ -21,8 +21,9 @@ static atomic_t exs_link_ids = ATOMIC_INIT(0);
  * to share has room for the other streams' requests and messages, and
  * takes BATCH messages.  Process context.
  */
-int exs_link_build(struct exs_link *link, bool share)
+int exs_link_build(struct exs_link *link)
 {
+	bool share = link->shared;
 	struct ib_device *ibdev;
 	int err, i;
 

@@ -124,8 +124,7 @@ void exs_links_each(struct net *net, const struct in6_addr *node,
 	spin_lock_irqsave(&exs_links_lock, flags);
 	hash_for_each_possible(exs_links, link, table_node,
 			       exs_node_hash(net, node)) {
-		if (net_eq(link->holder->net, net) &&
-		    ipv6_addr_equal(&link->holder->node, node) &&
+		if (net_eq(link->net, net) && ipv6_addr_equal(&link->node, node) &&
 		    fn(link->holder, arg))
 			break;
 	}
@@ -139,20 +138,19 @@ void exs_links_each(struct net *net, const struct in6_addr *node,
  */
 static bool __exs_link_wait(struct exs_sock *exs, struct exs_conn *conn)
 {
+	const struct exs_link *mine = conn->link;
 	struct exs_link *link;
-	struct exs_conn *holder;
 
 	lockdep_assert_held(&exs_links_lock);
 	hash_for_each_possible(exs_links, link, table_node,
-			       exs_node_hash(conn->net, &conn->node)) {
-		holder = link->holder;
-		if (holder == conn || !net_eq(holder->net, conn->net) ||
-		    holder->self.family != conn->self.family ||
-		    holder->link->ack_cfg != conn->link->ack_cfg ||
-		    !ipv6_addr_equal(&holder->node, &conn->node))
+			       exs_node_hash(mine->net, &mine->node)) {
+		if (link == mine || !net_eq(link->net, mine->net) ||
+		    link->family != mine->family ||
+		    link->ack_cfg != mine->ack_cfg ||
+		    !ipv6_addr_equal(&link->node, &mine->node))
 			continue;
 		if (!link->pending) {
-			if (!exs_share_can_carry(holder))
+			if (!exs_share_can_carry(link->holder))
 				continue;
 			/* up since this connect looked: settle joins it */
 			exs->link_nowait = true;
@@ -199,7 +197,7 @@ bool exs_link_claim(struct exs_sock *exs, struct exs_conn *conn,
 	} else {
 		WRITE_ONCE(conn->link->pending, true);
 		hash_add(exs_links, &conn->link->table_node,
-			 exs_node_hash(conn->net, &conn->node));
+			 exs_node_hash(conn->link->net, &conn->link->node));
 	}
 	spin_unlock_irqrestore(&exs_links_lock, flags);
 	return build;

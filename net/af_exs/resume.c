@@ -380,7 +380,7 @@ static bool exs_resume_matches(const struct exs_conn *conn,
 	       conn->peer.ring_rkey == peer->ring_rkey &&
 	       conn->peer.ring_len == peer->ring_len &&
 	       conn->link->version == peer->version &&
-	       ipv6_addr_equal(&conn->node, from);
+	       ipv6_addr_equal(&conn->link->node, from);
 }
 
 /* Keep the REQ on @id for @conn, starting the resume if the acceptor had
@@ -427,7 +427,7 @@ int exs_resume_request(struct rdma_cm_id *id, struct net *net,
 		struct exs_conn *conn = link->holder;
 		bool found;
 
-		if (!conn->passive || !net_eq(conn->net, net))
+		if (!link->passive || !net_eq(link->net, net))
 			continue;
 		spin_lock(&conn->lock);
 		found = exs_resume_matches(conn, peer, &from);
@@ -582,7 +582,7 @@ static void exs_fail_qp_one(struct exs_link *link, void *arg)
 	struct exs_conn *conn = link->holder;
 
 	spin_lock(&conn->lock);
-	if (net_eq(conn->net, fq->net) && !conn->resume && !conn->qp_closing &&
+	if (net_eq(link->net, fq->net) && !conn->resume && !conn->qp_closing &&
 	    ((conn->state == EXS_CONN_ESTABLISHED && conn->announced &&
 	      conn->park == EXS_PARK_NONE &&
 	      (fq->over_too || !exs_conn_stream_over(conn))) ||

@@ -90,7 +90,7 @@ static bool exs_share_find_one(struct exs_conn *conn, void *data)
 {
 	struct exs_share_find_arg *arg = data;
 
-	if (conn->self.family != arg->family ||
+	if (conn->link->family != arg->family ||
 	    conn->link->ack_cfg != arg->ack_cfg ||
 	    !exs_share_can_carry(conn) ||
 	    !refcount_inc_not_zero(&conn->ref))
