@@ -29,9 +29,11 @@
  * frees them once it set link->closing under that lock.  link->lock is
  * a leaf: taken after the stream's own lock (and a rider's carrier's,
  * nested), after a device's lock in the link dump, or alone as a QP is
- * built.  A rider (share.c) takes its carrier's lock nested under its
- * own to join, leave or resume; a carrier's completion
- * handler hands a rider's message on with no lock held, and its resume
+ * built or its channel table is read or changed (the callbacks of a
+ * walk of the table take no lock).  A rider (share.c) takes its
+ * carrier's lock nested under its own to join, leave or resume; a
+ * carrier's completion handler hands a rider's message on with no lock
+ * held (it finds the rider under the link's lock), and its resume
  * reaches its riders from work items, never under its own lock; a
  * carrier's link mutex comes before either lock.  The parked pool's
  * lock comes after a conn->lock (reuse.c); the link table's
@@ -376,7 +378,7 @@ struct exs_conn {
 						 */
 	struct exs_conn		*carrier;	/* a rider's: whose QP, PD, CQs */
 	bool			counted_out;	/* a rider no longer in its
-						 * carrier's nchans
+						 * link's nchans (link->lock)
 						 */
 	struct work_struct	join_work;
 	struct exs_wire_peer	joined;		/* a rider's JOINED, for it */
@@ -398,7 +400,7 @@ static inline u32 exs_node_hash(const struct net *net,
  */
 static inline u8 exs_conn_carries(const struct exs_conn *conn)
 {
-	return conn->link && !conn->carrier ? conn->link->nchans : 0;
+	return conn->link && !conn->carrier ? READ_ONCE(conn->link->nchans) : 0;
 }
 
 /* An end in order once the QP goes: the peer's FIN came first, or a
@@ -437,6 +439,19 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder, struct net *net,
 void exs_link_set_peer(struct exs_link *link, const struct in6_addr *node,
 		       u8 family, bool passive, bool shared);
 void exs_link_get(struct exs_link *link);
+int exs_link_chan_add(struct exs_link *link, struct exs_conn *conn);
+struct exs_conn *exs_link_chan_get(struct exs_link *link, u8 chan);
+bool exs_link_chan_used(struct exs_link *link, u8 chan);
+bool exs_link_each_chan(struct exs_link *link,
+			bool (*fn)(struct exs_conn *conn, void *arg),
+			void *arg);
+int exs_link_chan_count_out(struct exs_link *link, struct exs_conn *conn);
+bool exs_link_chan_count_in(struct exs_link *link, struct exs_conn *conn);
+bool exs_link_chan_del(struct exs_link *link, struct exs_conn *conn);
+struct exs_conn *exs_link_chan_take(struct exs_link *link, u8 chan);
+void exs_link_fail(struct exs_link *link, int err);
+bool exs_link_join_add(struct exs_link *link, struct exs_join *join);
+struct exs_join *exs_link_join_next(struct exs_link *link);
 void exs_link_put(struct exs_link *link);
 void exs_link_qp_shut(struct exs_link *link, bool resume);
 void exs_link_qp_open(struct exs_link *link);
@@ -598,7 +613,6 @@ int exs_share_rx_join(struct exs_conn *carrier,
 		      const struct exs_wire_peer *peer, u8 chan);
 int exs_share_rx_joined(struct exs_conn *rider,
 			const struct exs_wire_peer *peer, u8 chan);
-struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan);
 bool exs_share_busy(struct exs_conn *conn);
 bool exs_share_link_gone(struct exs_conn *carrier);
 bool exs_share_riders_live(const struct exs_conn *carrier);

@@ -91,12 +91,247 @@ void exs_link_qp_resumed(struct exs_link *link)
 	spin_unlock(&link->lock);
 }
 
+/* The channel table (link.h): the streams on @link's channels, their
+ * count, the JOINs heard for them, the QP's failure; under the link's
+ * lock alone.  These may be called under a connection's lock that an
+ * rdma_cm handler took with interrupts off: they save them.
+ */
+
+static struct exs_conn **exs_link_chan(struct exs_link *link, u8 chan)
+{
+	return link->chans && chan && chan < EXS_CHAN_MAX ?
+	       &link->chans[chan] : NULL;
+}
+
+/* @conn on a free channel of @link's (the table holds a reference to
+ * it, conn->chan says which), counted: 0, or -EBUSY when @link carries
+ * all it may.
+ */
+int exs_link_chan_add(struct exs_link *link, struct exs_conn *conn)
+{
+	unsigned long flags;
+	int chan, err = -EBUSY;
+
+	if (!link->chans)
+		return -EBUSY;
+	spin_lock_irqsave(&link->lock, flags);
+	/* none free while it carries all it may */
+	chan = link->nchans < EXS_SHARE_RIDERS ? 1 : EXS_CHAN_MAX;
+	for (; chan < EXS_CHAN_MAX; chan++) {
+		if (link->chans[chan])
+			continue;
+		refcount_inc(&conn->ref);
+		WRITE_ONCE(link->chans[chan], conn);
+		WRITE_ONCE(link->nchans, link->nchans + 1);
+		conn->chan = chan;
+		err = 0;
+		break;
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
+	return err;
+}
+
+/* The stream on @link's channel @chan, with a reference, or NULL. */
+struct exs_conn *exs_link_chan_get(struct exs_link *link, u8 chan)
+{
+	struct exs_conn **slot = exs_link_chan(link, chan);
+	struct exs_conn *conn;
+	unsigned long flags;
+
+	if (!slot)
+		return NULL;
+	spin_lock_irqsave(&link->lock, flags);
+	conn = *slot;
+	if (conn)
+		refcount_inc(&conn->ref);
+	spin_unlock_irqrestore(&link->lock, flags);
+	return conn;
+}
+
+/* Some stream is on @link's channel @chan: a record for it is one the
+ * peer may send.  A hint, without the lock (a stream that leaves just
+ * then drops it as it would have an instant later).
+ */
+bool exs_link_chan_used(struct exs_link *link, u8 chan)
+{
+	struct exs_conn **slot = exs_link_chan(link, chan);
+
+	return slot && READ_ONCE(*slot);
+}
+
+/* Call @fn for each stream on @link's channels, under the link's lock
+ * (the table's reference keeps each), until it returns true: true then.
+ * @fn may read the stream's fields as hints; it takes no lock.
+ */
+bool exs_link_each_chan(struct exs_link *link,
+			bool (*fn)(struct exs_conn *conn, void *arg),
+			void *arg)
+{
+	unsigned long flags;
+	bool stop = false;
+	int chan;
+
+	if (!link->chans)
+		return false;
+	spin_lock_irqsave(&link->lock, flags);
+	for (chan = 1; chan < EXS_CHAN_MAX && !stop; chan++)
+		if (link->chans[chan])
+			stop = fn(link->chans[chan], arg);
+	spin_unlock_irqrestore(&link->lock, flags);
+	return stop;
+}
+
+/* Under the link's lock: @conn out of the count, if it was in it. */
+static bool __exs_link_count_out(struct exs_link *link, struct exs_conn *conn)
+{
+	lockdep_assert_held(&link->lock);
+	if (!conn || conn->counted_out)
+		return false;
+	conn->counted_out = true;
+	WRITE_ONCE(link->nchans, link->nchans - 1);
+	return true;
+}
+
+/* @conn, on its channel of @link's, posts no more: out of the count.
+ * The streams still counted, or -ENOENT when @conn was not.
+ */
+int exs_link_chan_count_out(struct exs_link *link, struct exs_conn *conn)
+{
+	struct exs_conn **slot = exs_link_chan(link, conn->chan);
+	unsigned long flags;
+	int left = -ENOENT;
+
+	if (!slot)
+		return -ENOENT;
+	spin_lock_irqsave(&link->lock, flags);
+	if (*slot == conn && __exs_link_count_out(link, conn))
+		left = link->nchans;
+	spin_unlock_irqrestore(&link->lock, flags);
+	return left;
+}
+
+/* ...and, parked and taken again, back in it while there is room: true
+ * when it is.
+ */
+bool exs_link_chan_count_in(struct exs_link *link, struct exs_conn *conn)
+{
+	struct exs_conn **slot = exs_link_chan(link, conn->chan);
+	unsigned long flags;
+	bool in = false;
+
+	if (!slot)
+		return false;
+	spin_lock_irqsave(&link->lock, flags);
+	if (*slot == conn && conn->counted_out &&
+	    link->nchans < EXS_SHARE_RIDERS) {
+		conn->counted_out = false;
+		WRITE_ONCE(link->nchans, link->nchans + 1);
+		in = true;
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
+	return in;
+}
+
+/* Under the link's lock: @slot's stream off its channel, out of the
+ * count; the table's reference is the caller's now.
+ */
+static struct exs_conn *__exs_link_chan_take(struct exs_link *link,
+					     struct exs_conn **slot)
+{
+	struct exs_conn *conn = *slot;
+
+	lockdep_assert_held(&link->lock);
+	WRITE_ONCE(*slot, NULL);
+	__exs_link_count_out(link, conn);
+	return conn;
+}
+
+/* @conn leaves its channel of @link's: true when it was there, and the
+ * table's reference is the caller's to drop.
+ */
+bool exs_link_chan_del(struct exs_link *link, struct exs_conn *conn)
+{
+	struct exs_conn **slot = exs_link_chan(link, conn->chan);
+	unsigned long flags;
+	bool was = false;
+
+	if (!slot)
+		return false;
+	spin_lock_irqsave(&link->lock, flags);
+	if (*slot == conn)
+		was = __exs_link_chan_take(link, slot) == conn;
+	spin_unlock_irqrestore(&link->lock, flags);
+	return was;
+}
+
+/* Whatever stream is on @link's channel @chan, taken off (the link is
+ * going), with the table's reference; or NULL.
+ */
+struct exs_conn *exs_link_chan_take(struct exs_link *link, u8 chan)
+{
+	struct exs_conn **slot = exs_link_chan(link, chan);
+	struct exs_conn *conn;
+	unsigned long flags;
+
+	if (!slot)
+		return NULL;
+	spin_lock_irqsave(&link->lock, flags);
+	conn = __exs_link_chan_take(link, slot);
+	spin_unlock_irqrestore(&link->lock, flags);
+	return conn;
+}
+
+/* @link's QP failed: its first error stays, for every stream on it. */
+void exs_link_fail(struct exs_link *link, int err)
+{
+	if (!READ_ONCE(link->err))
+		cmpxchg(&link->err, 0, err);
+}
+
+/* A JOIN heard on @link, for its acceptor's join work: false when as
+ * many wait as the link has channels.  A connector counts a rider out
+ * once it gives up on it, though its JOIN may still wait here, and JOINs
+ * again on another channel: so as many JOINs as channels, never more
+ * (each channel's JOIN once: exs_share_rx_join()), may come from a peer
+ * that keeps to the protocol.
+ */
+bool exs_link_join_add(struct exs_link *link, struct exs_join *join)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&link->lock, flags);
+	ok = link->njoins < EXS_CHAN_MAX - 1;
+	if (ok) {
+		list_add_tail(&join->node, &link->joins);
+		link->njoins++;
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
+	return ok;
+}
+
+/* ...and the first of them, taken off, or NULL */
+struct exs_join *exs_link_join_next(struct exs_link *link)
+{
+	struct exs_join *join;
+	unsigned long flags;
+
+	spin_lock_irqsave(&link->lock, flags);
+	join = list_first_entry_or_null(&link->joins, struct exs_join, node);
+	if (join) {
+		list_del(&join->node);
+		link->njoins--;
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
+	return join;
+}
+
 static void exs_link_free(struct exs_link *link)
 {
 	/* nobody finds it, and no waiter outlives it (link_table.c) */
 	exs_link_table_del(link);
 	WARN_ON_ONCE(link->dev || link->qp || link->pd || link->old_id ||
-		     link->resume_id);
+		     link->resume_id || !list_empty(&link->joins));
 	kfree(link->rx_msgs);
 	kfree(link->batch);
 	kfree(link->rx);

@@ -11,19 +11,24 @@
  * holder's connection (conn->carrier), whose teardown still takes the
  * verbs objects down, so today the holder's reference is the last.
  *
- * Locking: link->lock, a BH spinlock and a leaf (taken after any
- * conn->lock or device lock held, alone as a QP is built; nothing but
- * the device's own locks as a request is posted is taken under it),
- * guards what every stream posting on the QP shares: closing and
- * resuming, the batch, tx_bytes.  A stream posts under it and its own
- * lock, whichever stream built the link (tx.c, batch.c).  The verbs
- * objects are set before anyone else posts on them, and taken away by
- * the teardown (teardown.c) or a resume (resume.c) only after closing
- * was set under it, in the same section of the holder's lock as its
- * qp_closing.  The holder's lock (conn.h) still guards the rest that
- * completion handlers and system calls share (channels, err, counters
- * other than tx_bytes).  The link table's lock guards table_node,
- * pending and the waiters (link_table.c); mutex guards closed.
+ * Locking: link->lock, a spinlock and a leaf (taken after any conn->lock
+ * or device lock held, or alone in process context; nothing but the
+ * device's own locks, as a request is posted, and the workqueue's, as a
+ * walk of the channel table queues work, is taken under it).  It is
+ * taken with BHs off, or interrupts saved where a caller's conn->lock
+ * may have been taken with them off (an rdma_cm handler's).  It guards
+ * what every stream posting on the QP shares: closing and resuming, the
+ * batch, tx_bytes; and the channel table (chans, each stream's
+ * counted_out, the JOINs heard; nchans, read without it as a hint).  A
+ * stream posts under it and its own lock, whichever stream built the
+ * link (tx.c, batch.c).  The verbs objects are set before anyone else
+ * posts on them, and taken away by the teardown (teardown.c) or a
+ * resume (resume.c) only after closing was set under it, in the same
+ * section of the holder's lock as its qp_closing.  The holder's lock
+ * (conn.h) still guards the rest that completion handlers and system
+ * calls share (counters other than tx_bytes); err is set once, by
+ * cmpxchg().  The link table's lock guards table_node, pending and the
+ * waiters (link_table.c); mutex guards closed.
  */
 #ifndef __EXS_LINK_H
 #define __EXS_LINK_H
@@ -35,8 +40,17 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "wire.h"
+
 struct exs_conn;
 struct exs_rx_slot;
+
+/* A JOIN the acceptor's link heard, for its join work (share.c). */
+struct exs_join {
+	struct list_head	node;		/* exs_link.joins */
+	struct exs_wire_peer	peer;
+	u8			chan;
+};
 
 struct exs_link {
 	refcount_t		ref;		/* each stream on it */
@@ -98,11 +112,16 @@ struct exs_link {
 	void			*rx_msgs;	/* rx_size a slot, DMA mapped */
 	u64			rx_msgs_dma;
 
-	/* share.c: the streams it carries besides its holder's, by the
-	 * channel the peer writes to (NULL: an unshared link's)
+	/* The channel table (link.c, for share.c): the streams it carries
+	 * besides its holder's, by the channel the peer writes to (NULL:
+	 * an unshared link's), each with the table's reference; how many
+	 * of them post on it (each stream's counted_out says whether it
+	 * does); the JOINs heard, for the acceptor's join work.  Under
+	 * lock; nchans is read without it as a hint.
 	 */
 	struct exs_conn		**chans;
-	u8			nchans;		/* channels in use */
+	u8			nchans;		/* channels counted in */
+	u8			njoins;		/* ...JOINs waiting */
 	struct list_head	joins;		/* JOINs heard, to handle */
 	/* held while a stream is set up in its PD, and while its teardown
 	 * takes the streams' registrations away
@@ -110,7 +129,8 @@ struct exs_link {
 	struct mutex		mutex;
 	bool			closed;		/* ...after which none joins */
 	int			err;		/* its QP failed: every stream
-						 * on it ends so
+						 * on it ends so (its first,
+						 * set once: exs_link_fail())
 						 */
 
 	/* batch.c: a shared QP's small writes, gathered in a BATCH */

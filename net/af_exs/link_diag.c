@@ -21,7 +21,7 @@
 static u8 exs_link_diag_state(const struct exs_conn *holder)
 {
 	/* a carrier whose own stream parked is up for its riders */
-	if (holder->park == EXS_PARK_IDLE && !holder->link->nchans)
+	if (holder->park == EXS_PARK_IDLE && !READ_ONCE(holder->link->nchans))
 		return EXS_LINK_STATE_PARKED;
 	if (holder->park == EXS_PARK_GONE || holder->torn_down)
 		return EXS_LINK_STATE_CLOSING;
@@ -44,7 +44,7 @@ static u32 exs_link_diag_streams(const struct exs_conn *holder)
 	bool own = !holder->link_only && holder->park == EXS_PARK_NONE &&
 		   holder->state != EXS_CONN_CLOSED;
 
-	return own + holder->link->nchans;
+	return own + READ_ONCE(holder->link->nchans);
 }
 
 static int exs_link_fill(struct sk_buff *skb, const struct exs_conn *holder)

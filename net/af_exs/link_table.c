@@ -124,7 +124,8 @@ void exs_links_each(struct net *net, const struct in6_addr *node,
 	spin_lock_irqsave(&exs_links_lock, flags);
 	hash_for_each_possible(exs_links, link, table_node,
 			       exs_node_hash(net, node)) {
-		if (net_eq(link->net, net) && ipv6_addr_equal(&link->node, node) &&
+		if (net_eq(link->net, net) &&
+		    ipv6_addr_equal(&link->node, node) &&
 		    fn(link->holder, arg))
 			break;
 	}

@@ -95,7 +95,7 @@ static bool exs_resume_stream_ok(const struct exs_conn *conn)
  */
 static bool exs_resume_link_ok(const struct exs_conn *conn)
 {
-	if (conn->link->err || conn->park == EXS_PARK_GONE ||
+	if (READ_ONCE(conn->link->err) || conn->park == EXS_PARK_GONE ||
 	    !exs_share_riders_live(conn))
 		return false;
 	return conn->link_only || conn->park == EXS_PARK_IDLE ||
@@ -211,9 +211,7 @@ static void exs_resume_hold_riders(struct exs_conn *carrier)
 	if (!carrier->link->chans)
 		return;
 	for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
-		spin_lock_bh(&carrier->lock);
-		rider = exs_share_rider(carrier, chan);
-		spin_unlock_bh(&carrier->lock);
+		rider = exs_link_chan_get(carrier->link, chan);
 		if (!rider)
 			continue;
 		spin_lock_bh(&rider->lock);
@@ -238,6 +236,12 @@ static void exs_resume_hold_riders(struct exs_conn *carrier)
 	}
 }
 
+static bool exs_resume_rider_queue(struct exs_conn *rider, void *unused)
+{
+	exs_resume_queue(rider);
+	return false;
+}
+
 /* @conn's new QP is up: if it holds a link that carries riders, each
  * rider held for it says RESUME, from its resume work (the riders' locks
  * come before the carrier's).  A rider itself holds none.  Called under
@@ -245,14 +249,8 @@ static void exs_resume_hold_riders(struct exs_conn *carrier)
  */
 static void exs_resume_riders_up(struct exs_conn *conn)
 {
-	struct exs_link *link = conn->link;
-	int chan;
-
-	if (conn->carrier || !link || !link->chans)
-		return;
-	for (chan = 1; chan < EXS_CHAN_MAX; chan++)
-		if (link->chans[chan])
-			exs_resume_queue(link->chans[chan]);
+	if (!conn->carrier && conn->link)
+		exs_link_each_chan(conn->link, exs_resume_rider_queue, NULL);
 }
 
 /* A rider's turn once its carrier's new QP is up: RESUME on its channel,

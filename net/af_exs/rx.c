@@ -335,7 +335,7 @@ static int exs_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
 	while (off < len) {
 		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
 			return -EPROTO;
-		if (chan && !conn->link->chans[chan])
+		if (chan && !exs_link_chan_used(conn->link, chan))
 			return -EPROTO;
 		if (!chan && conn->state != EXS_CONN_CLOSED &&
 		    !exs_rx_bytes(conn, exs_rx_rec_imm(rlen, flags),
@@ -359,9 +359,7 @@ static void exs_rx_batch_riders(struct exs_conn *conn, const u8 *buf,
 	while (off < len &&
 	       !exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen)) {
 		if (chan) {
-			spin_lock(&conn->lock);
-			rider = exs_share_rider(conn, chan);
-			spin_unlock(&conn->lock);
+			rider = exs_link_chan_get(conn->link, chan);
 			if (rider) {
 				exs_rx_rider(rider, IB_WC_RECV_RDMA_WITH_IMM,
 					     NULL, EXS_MSG_BATCH, 0,
@@ -431,7 +429,7 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		err = exs_rx_batch(conn, msg.raw, batch);
 	/* another connection's, on our QP: its rider takes it below */
 	} else if (!err && chan) {
-		rider = exs_share_rider(conn, chan);
+		rider = exs_link_chan_get(conn->link, chan);
 		if (!rider)
 			err = exs_share_rx_stray(conn, wc->opcode == IB_WC_RECV,
 						 type, cursor);

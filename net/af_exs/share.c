@@ -37,13 +37,6 @@
 #include "mib.h"
 #include "netns.h"
 
-/* A JOIN the acceptor's carrier heard, for its join work. */
-struct exs_join {
-	struct list_head	node;
-	struct exs_wire_peer	peer;
-	u8			chan;
-};
-
 struct exs_share_find_arg {
 	int			family;
 	u8			ack_cfg;
@@ -53,10 +46,11 @@ struct exs_share_find_arg {
 /* @carrier's QP is up, not going, and has a channel free. */
 static bool exs_share_room(const struct exs_conn *carrier)
 {
-	return carrier->link->chans && !carrier->link->closed &&
+	return carrier->link->chans && !READ_ONCE(carrier->link->closed) &&
 	       !carrier->qp_closing && !carrier->torn_down && !carrier->resume &&
-	       !carrier->link->err && carrier->park != EXS_PARK_GONE &&
-	       carrier->link->nchans < EXS_SHARE_RIDERS;
+	       !READ_ONCE(carrier->link->err) &&
+	       carrier->park != EXS_PARK_GONE &&
+	       READ_ONCE(carrier->link->nchans) < EXS_SHARE_RIDERS;
 }
 
 /* A connector's QP that may carry one more connection: its own stream
@@ -114,45 +108,30 @@ struct exs_conn *exs_share_find(struct net *net, const struct in6_addr *node,
 	return arg.found;
 }
 
-/* Give @rider a channel of @carrier's: the table's reference.  0, or
- * -EBUSY when the carrier cannot take it.
+/* Give @rider a channel of @carrier's link: the table's reference.  0,
+ * or -EBUSY when the carrier cannot take it.  The carrier's lock orders
+ * this against its own stream's end (exs_share_busy()).
  */
 static int exs_share_install(struct exs_conn *carrier, struct exs_conn *rider)
 {
-	int chan, err = -EBUSY;
+	int err = -EBUSY;
 
 	spin_lock_bh(&carrier->lock);
 	if (carrier->passive ? exs_share_room(carrier) :
-			       __exs_share_can_carry(carrier)) {
-		for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
-			if (carrier->link->chans[chan])
-				continue;
-			refcount_inc(&rider->ref);
-			carrier->link->chans[chan] = rider;
-			WRITE_ONCE(carrier->link->nchans,
-				   carrier->link->nchans + 1);
-			rider->chan = chan;
-			err = 0;
-			break;
-		}
-	}
+			       __exs_share_can_carry(carrier))
+		err = exs_link_chan_add(carrier->link, rider);
 	spin_unlock_bh(&carrier->lock);
 	return err;
 }
 
-/* The rider on @carrier's channel @chan, with a reference, or NULL.
- * Called under carrier->lock.
+/* A rider, counted, whose peer's FIN has not come (exs_link_each_chan()
+ * keeps it, under its link's lock)
  */
-struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan)
+static bool exs_share_rider_live(struct exs_conn *rider, void *unused)
 {
-	struct exs_conn *rider;
-
-	if (!carrier->link->chans || chan >= EXS_CHAN_MAX)
-		return NULL;
-	rider = carrier->link->chans[chan];
-	if (rider)
-		refcount_inc(&rider->ref);
-	return rider;
+	return !rider->counted_out &&
+	       /* the rider's lock is not ours to take: a hint (below) */
+	       !data_race(exs_conn_ends_in_order(rider));
 }
 
 /* Some rider of @carrier still moves bytes: the peer's FIN has not come
@@ -161,23 +140,11 @@ struct exs_conn *exs_share_rider(struct exs_conn *carrier, u8 chan)
  * LAST is out, after both FINs), so a QP lost under one failed.  The
  * riders' flags are read without their locks: one that takes a new
  * stream just then may be missed, and ends with the QP, as every rider
- * did before a shared QP could resume.  Called under carrier->lock.
+ * did before a shared QP could resume.
  */
 bool exs_share_riders_live(const struct exs_conn *carrier)
 {
-	const struct exs_conn *rider;
-	int chan;
-
-	lockdep_assert_held(&carrier->lock);
-	for (chan = 1; carrier->link->chans && chan < EXS_CHAN_MAX; chan++) {
-		rider = carrier->link->chans[chan];
-		if (!rider || rider->counted_out)
-			continue;
-		/* the rider's lock is not ours to take: a hint (above) */
-		if (!data_race(exs_conn_ends_in_order(rider)))
-			return true;
-	}
-	return false;
+	return exs_link_each_chan(carrier->link, exs_share_rider_live, NULL);
 }
 
 /* @carrier's QP is going or gone: a JOIN on it that ended unanswered
@@ -190,7 +157,8 @@ bool exs_share_link_gone(struct exs_conn *carrier)
 
 	spin_lock_bh(&carrier->lock);
 	gone = carrier->qp_closing || carrier->torn_down ||
-	       READ_ONCE(carrier->link->closed) || carrier->link->err ||
+	       READ_ONCE(carrier->link->closed) ||
+	       READ_ONCE(carrier->link->err) ||
 	       carrier->state == EXS_CONN_CLOSED;
 	spin_unlock_bh(&carrier->lock);
 	return gone;
@@ -235,15 +203,11 @@ void exs_share_quiet(struct exs_conn *rider)
 	struct exs_conn *carrier = rider->carrier;
 
 	lockdep_assert_held(&rider->lock);
+	/* the carrier's lock orders its link_only against the count */
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	if (!rider->counted_out && rider->chan && carrier->link->chans &&
-	    carrier->link->chans[rider->chan] == rider) {
-		rider->counted_out = true;
-		WRITE_ONCE(carrier->link->nchans,
-			   carrier->link->nchans - 1);
-		if (carrier->link_only && !carrier->link->nchans)
-			exs_conn_queue_hw(carrier);
-	}
+	if (!exs_link_chan_count_out(carrier->link, rider) &&
+	    carrier->link_only)
+		exs_conn_queue_hw(carrier);
 	spin_unlock(&carrier->lock);
 }
 
@@ -259,15 +223,10 @@ bool exs_share_retake(struct exs_conn *rider)
 
 	lockdep_assert_held(&rider->lock);
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	ok = rider->counted_out && carrier->link->chans[rider->chan] == rider &&
-	     exs_share_room(carrier) &&
+	ok = exs_share_room(carrier) &&
 	     (rider->passive || (carrier->state == EXS_CONN_ESTABLISHED &&
-				 !carrier->link_only));
-	if (ok) {
-		rider->counted_out = false;
-		WRITE_ONCE(carrier->link->nchans,
-			   carrier->link->nchans + 1);
-	}
+				 !carrier->link_only)) &&
+	     exs_link_chan_count_in(carrier->link, rider);
 	spin_unlock(&carrier->lock);
 	return ok;
 }
@@ -306,13 +265,8 @@ void exs_share_leave(struct exs_conn *rider)
 	spin_unlock_bh(&rider->lock);
 
 	mutex_lock(&carrier->link->mutex);
-	spin_lock_bh(&carrier->lock);
-	if (clean && rider->chan && carrier->link->chans &&
-	    carrier->link->chans[rider->chan] == rider) {
-		carrier->link->chans[rider->chan] = NULL;
-		drop = true;
-	}
-	spin_unlock_bh(&carrier->lock);
+	if (clean)
+		drop = exs_link_chan_del(carrier->link, rider);
 	if (clean && !carrier->link->closed)
 		exs_share_free_hw(rider);
 	mutex_unlock(&carrier->link->mutex);
@@ -320,21 +274,10 @@ void exs_share_leave(struct exs_conn *rider)
 		exs_conn_put(rider);
 }
 
-/* A rider of @carrier with requests not yet completed. */
-static bool exs_share_sends_out(struct exs_conn *carrier)
+/* A rider with requests not yet completed. */
+static bool exs_share_sends_out(struct exs_conn *rider, void *unused)
 {
-	struct exs_conn *rider;
-	bool out = false;
-	int chan;
-
-	spin_lock_bh(&carrier->lock);
-	for (chan = 1; chan < EXS_CHAN_MAX && !out; chan++) {
-		rider = carrier->link->chans[chan];
-		out = rider && READ_ONCE(rider->sq_head) !=
-			       READ_ONCE(rider->sq_tail);
-	}
-	spin_unlock_bh(&carrier->lock);
-	return out;
+	return READ_ONCE(rider->sq_head) != READ_ONCE(rider->sq_tail);
 }
 
 /* The carrier's QP is going, nothing more is posted on it (link->closing):
@@ -349,7 +292,8 @@ void exs_share_settle(struct exs_conn *carrier, unsigned long wait)
 
 	if (!carrier->link->chans || READ_ONCE(carrier->link->err))
 		return;
-	while (exs_share_sends_out(carrier) && time_before(jiffies, end))
+	while (exs_link_each_chan(carrier->link, exs_share_sends_out, NULL) &&
+	       time_before(jiffies, end))
 		msleep(20);
 }
 
@@ -365,15 +309,7 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 		return;
 	mutex_lock(&carrier->link->mutex);
 	for (chan = 1; chan < EXS_CHAN_MAX; chan++) {
-		spin_lock_bh(&carrier->lock);
-		rider = carrier->link->chans[chan];
-		carrier->link->chans[chan] = NULL;
-		if (rider && !rider->counted_out) {
-			rider->counted_out = true;
-			WRITE_ONCE(carrier->link->nchans,
-				   carrier->link->nchans - 1);
-		}
-		spin_unlock_bh(&carrier->lock);
+		rider = exs_link_chan_take(carrier->link, chan);
 		if (!rider)
 			continue;
 		spin_lock_bh(&rider->lock);
@@ -385,13 +321,13 @@ void exs_share_drop_riders(struct exs_conn *carrier)
 			exs_conn_queue_hw(rider);
 		else
 			__exs_conn_abort(rider,
-					 carrier->link->err ?: -ECONNRESET,
-					 false);
+					 READ_ONCE(carrier->link->err) ?:
+					 -ECONNRESET, false);
 		spin_unlock_bh(&rider->lock);
 		exs_share_free_hw(rider);
 		exs_conn_put(rider);
 	}
-	carrier->link->closed = true;
+	WRITE_ONCE(carrier->link->closed, true);
 	mutex_unlock(&carrier->link->mutex);
 }
 
@@ -406,13 +342,12 @@ void exs_share_link_failed(struct exs_conn *conn, int err)
 	struct exs_conn *carrier = conn->carrier;
 
 	if (!carrier) {
-		if (exs_conn_carries(conn) && !conn->link->err)
-			WRITE_ONCE(conn->link->err, err);
+		if (exs_conn_carries(conn))
+			exs_link_fail(conn->link, err);
 		return;
 	}
+	exs_link_fail(carrier->link, err);
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	if (!carrier->link->err)
-		WRITE_ONCE(carrier->link->err, err);
 	if (exs_conn_stream_over(carrier))
 		exs_conn_queue_hw(carrier);
 	else
@@ -437,6 +372,15 @@ bool exs_share_resume(struct exs_conn *rider, int err)
 	return ok;
 }
 
+/* A counted rider's destination port, into @port */
+static bool exs_share_rider_port(struct exs_conn *rider, void *port)
+{
+	if (rider->counted_out)
+		return false;
+	*(__be16 *)port = rider->self.dport;
+	return true;
+}
+
 /* Where @carrier, its own stream gone, sends its resume's REQ: to a
  * rider's listener, more likely still there than its first connection's
  * (the acceptor finds the QP by its four-tuple, whichever listener the
@@ -445,18 +389,8 @@ bool exs_share_resume(struct exs_conn *rider, int err)
 __be16 exs_share_resume_port(struct exs_conn *carrier)
 {
 	__be16 port = carrier->self.dport;
-	struct exs_conn *rider;
-	int chan;
 
-	spin_lock_bh(&carrier->lock);
-	for (chan = 1; carrier->link->chans && chan < EXS_CHAN_MAX; chan++) {
-		rider = carrier->link->chans[chan];
-		if (rider && !rider->counted_out) {
-			port = rider->self.dport;
-			break;
-		}
-	}
-	spin_unlock_bh(&carrier->lock);
+	exs_link_each_chan(carrier->link, exs_share_rider_port, &port);
 	return port;
 }
 
@@ -612,16 +546,21 @@ int exs_share_rx_join(struct exs_conn *carrier,
 		      const struct exs_wire_peer *peer, u8 chan)
 {
 	struct exs_join *join;
+	int why;
 
 	if (carrier->carrier || !carrier->passive || !carrier->link->chans)
 		return -EPROTO;
 	join = kmalloc(sizeof(*join), GFP_ATOMIC);
-	if (!join)
-		return __exs_share_refuse(carrier, chan, EXS_WIRE_REJ_NOMEM) ?
-		       -ECONNRESET : 0;
-	join->peer = *peer;
-	join->chan = chan;
-	list_add_tail(&join->node, &carrier->link->joins);
+	if (join) {
+		join->peer = *peer;
+		join->chan = chan;
+	}
+	/* as many wait as the link could carry, no more */
+	if (!join || !exs_link_join_add(carrier->link, join)) {
+		why = join ? EXS_WIRE_REJ_BACKLOG : EXS_WIRE_REJ_NOMEM;
+		kfree(join);
+		return __exs_share_refuse(carrier, chan, why) ? -ECONNRESET : 0;
+	}
 	refcount_inc(&carrier->ref);
 	if (!queue_work(exs_wq, &carrier->join_work))
 		refcount_dec(&carrier->ref);
@@ -719,15 +658,7 @@ void exs_share_join_work(struct work_struct *work)
 	int err = -EBUSY;
 
 	if (!carrier) {
-		for (;;) {
-			spin_lock_bh(&conn->lock);
-			join = list_first_entry_or_null(&conn->link->joins,
-							struct exs_join, node);
-			if (join)
-				list_del(&join->node);
-			spin_unlock_bh(&conn->lock);
-			if (!join)
-				break;
+		while ((join = exs_link_join_next(conn->link))) {
 			exs_share_accept(conn, join);
 			kfree(join);
 		}

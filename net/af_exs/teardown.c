@@ -95,7 +95,8 @@ void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 		exs_share_link_failed(conn, err);
 	}
 	/* a carrier's QP outlives its own stream while riders use it */
-	if ((!conn->carrier && conn->link->err) || !exs_share_busy(conn))
+	if ((!conn->carrier && READ_ONCE(conn->link->err)) ||
+	    !exs_share_busy(conn))
 		exs_conn_queue_hw(conn);
 }
 
