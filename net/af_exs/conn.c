@@ -55,8 +55,6 @@ u8 exs_wire_version_max(void)
 	return READ_ONCE(exs_wire_max);
 }
 
-static void exs_qp_event_work(struct work_struct *work);
-
 /* Wake whoever waits on an AF_EXS socket: its native socket's wait queue
  * is the one poll and epoll registered on (socket.c), and SIGIO goes
  * through the AF_EXS socket that owns the file.
@@ -151,7 +149,6 @@ struct exs_conn *exs_conn_alloc(struct net *net, bool holder,
 	INIT_LIST_HEAD(&conn->accept_node);
 	INIT_HLIST_NODE(&conn->park_node);
 	INIT_WORK(&conn->hw_work, exs_conn_hw_work);
-	INIT_WORK(&conn->qp_event_work, exs_qp_event_work);
 	INIT_WORK(&conn->resume_work, exs_resume_work);
 	INIT_WORK(&conn->resolve_work, exs_connect_resolve_work);
 	INIT_DELAYED_WORK(&conn->timeout_work, exs_conn_timeout_work);
@@ -445,30 +442,6 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 	}
 }
 
-/* The queue pair's own events, in whatever context the driver raises
- * them: only its failures matter, and they are acted on in process
- * context (conn->lock is a BH lock).  The QP is destroyed before the
- * connection is freed, so the connection is alive here.
- */
-void exs_qp_event(struct ib_event *ev, void *context)
-{
-	struct exs_conn *conn = context;
-
-	switch (ev->event) {
-	case IB_EVENT_QP_FATAL:
-	case IB_EVENT_QP_REQ_ERR:
-	case IB_EVENT_QP_ACCESS_ERR:
-		WRITE_ONCE(conn->qp_event, ev->event);
-		WRITE_ONCE(conn->link->event_qp, ev->element.qp);
-		refcount_inc(&conn->ref);
-		if (!queue_work(exs_wq, &conn->qp_event_work))
-			refcount_dec(&conn->ref);	/* queued: never the last */
-		break;
-	default:
-		break;
-	}
-}
-
 /* The QP failed under @conn (the device's fatal event, a request that
  * timed out or was flushed): a new QP, or @err.  Once the stream is over
  * both ways nothing is lost with the QP, so the connection ends in
@@ -490,31 +463,6 @@ void exs_conn_qp_failed(struct exs_conn *conn, int err)
 	} else {
 		__exs_link_abort(conn, err, false);
 	}
-}
-
-/* A request or access error is the peer's doing; the device's own failure
- * is worth a new QP.  An event of a QP a resume replaced is old news.
- */
-static void exs_qp_event_work(struct work_struct *work)
-{
-	struct exs_conn *conn = container_of(work, struct exs_conn,
-					     qp_event_work);
-	enum ib_event_type event = READ_ONCE(conn->qp_event);
-	bool fatal = event == IB_EVENT_QP_FATAL;
-
-	spin_lock_bh(&conn->lock);
-	if (READ_ONCE(conn->link->event_qp) == conn->link->qp &&
-	    !conn->qp_closing) {
-		pr_warn_ratelimited("queue pair failed (%s)%s\n",
-				    ib_event_msg(event),
-				    fatal ? "" : ", connection reset");
-		if (fatal)
-			exs_conn_qp_failed(conn, -ECONNRESET);
-		else
-			__exs_link_abort(conn, -ECONNRESET, true);
-	}
-	spin_unlock_bh(&conn->lock);
-	exs_conn_put(conn);
 }
 
 int exs_conn_init(void)

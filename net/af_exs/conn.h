@@ -301,8 +301,6 @@ struct exs_conn {
 	struct socket		*native;
 	struct exs_listener	*lsn;		/* accepted: until accept() */
 	struct work_struct	hw_work;	/* release the RDMA resources */
-	struct work_struct	qp_event_work;	/* the queue pair failed */
-	enum ib_event_type	qp_event;	/* ...with this event */
 	struct delayed_work	timeout_work;	/* connect or close took too long */
 	struct delayed_work	watch_work;	/* is the peer alive? keepalive.c */
 	unsigned long		watch_at;	/* ...runs then, if armed */
@@ -458,6 +456,7 @@ void exs_link_qp_open(struct exs_link *link);
 void exs_link_qp_resumed(struct exs_link *link);
 
 /* link_qp.c */
+void exs_link_qp_event_work(struct work_struct *work);
 int exs_link_build(struct exs_link *link);
 int exs_link_make_qp(struct exs_link *link, u32 inline_max);
 void exs_link_release(struct exs_link *link);
@@ -474,7 +473,6 @@ int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
 void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
 void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
-void exs_qp_event(struct ib_event *ev, void *context);
 void exs_conn_put(struct exs_conn *conn);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
 void exs_wake(struct exs_sock *exs, __poll_t mask);

@@ -37,6 +37,7 @@
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -102,7 +103,10 @@ struct exs_link {
 	/* resume.c: a failed QP replaced, the link kept */
 	struct rdma_cm_id	*old_id;	/* the failed QP's, until gone */
 	struct rdma_cm_id	*resume_id;	/* acceptor: the REQ to accept */
-	struct ib_qp		*event_qp;	/* the QP a fatal event named */
+	/* link_qp.c: a fatal event of its QP, acted on in process context */
+	struct work_struct	qp_event_work;
+	enum ib_event_type	qp_event;
+	struct ib_qp		*event_qp;	/* the QP it named */
 	u16			sq_room;	/* the QP's send requests */
 
 	/* receive buffers, for the messages of every stream on it */

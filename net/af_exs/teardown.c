@@ -248,7 +248,10 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 		exs_dev_wait_port_up(link, id);
 		rdma_destroy_qp(id);
 	}
+	/* closing since qp_closing was set: nobody posts on it (tx.c) */
+	spin_lock_bh(&link->lock);
 	link->qp = NULL;
+	spin_unlock_bh(&link->lock);
 	if (id && destroy_id)
 		rdma_destroy_id(id);
 	WRITE_ONCE(link->cm_id, NULL);
