@@ -578,6 +578,8 @@ link_wait_deadline
 # next request is never acked, and nothing else on the queue pair awaits
 # an ack.  Its recv must fail with ETIMEDOUT, counted in RdmaStalls.  An
 # ack timeout of its own keeps the queue pairs of the cases before out.
+# b's end hears nothing of the cut (as a TCP server would not): its
+# server stops once a is done, instead of at its own 120 s timeout.
 share_batch_stall() {
 	local name="ipv4 exs, a rider's batched request never acked: ETIMEDOUT"
 	local port=21018 flag=$EXS_TMP/stall stalls batches
@@ -585,11 +587,28 @@ share_batch_stall() {
 	here=$(dirname "$0")
 	roce_netem_works || { exs_skip "$name" "no tc prio, netem or u32"; return; }
 	if [ "$host" = b ]; then
-		share_serve "$name" $port 1
+		exs_bg exs-run python3 "$here/exs_share.py" listen $port 1 \
+			2> "$EXS_TMP/stall.err"
+		exs_wait_listen $port 60
+		ready "$name"
+		exs_wait_file "$share/ready.$name: done" 300
+		if kill -0 "${EXS_PIDS[-1]}" 2> /dev/null; then
+			kill "${EXS_PIDS[-1]}"
+			exs_ok "$name: server side"
+		elif wait "${EXS_PIDS[-1]}"; then
+			exs_ok "$name: server side"
+		else
+			exs_fail "$name: server side"
+			sed 's/^/#   /' "$EXS_TMP/stall.err"
+		fi
 		return
 	fi
 	stalls=$(exs_stat RdmaStalls) batches=$(exs_stat RdmaBatches)
-	await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
+	if ! await_ready "$name"; then
+		exs_fail "$name" "server never ready"
+		ready "$name: done"
+		return
+	fi
 	exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=15
 	exs_bg exs-run python3 "$here/exs_share.py" stall $peer4 $port "$flag" \
 		2> "$EXS_TMP/stall.err"
@@ -607,6 +626,7 @@ share_batch_stall() {
 		exs_fail "$name: a" "$(cat "$EXS_TMP/stall.err")"
 	fi
 	exs_sysctl_restore
+	ready "$name: done"
 	exs_assert "$name: a: in a batch, counted in RdmaStalls" \
 		'[ "$(exs_stat RdmaBatches)" -gt "$batches" ] &&
 		[ "$(exs_stat RdmaStalls)" -gt "$stalls" ]'
