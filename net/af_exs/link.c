@@ -292,9 +292,9 @@ void exs_link_fail(struct exs_link *link, int err)
 /* A JOIN heard on @link, for its acceptor's join work: false when as
  * many wait as the link has channels.  A connector counts a rider out
  * once it gives up on it, though its JOIN may still wait here, and JOINs
- * again on another channel: so as many JOINs as channels, never more
- * (each channel's JOIN once: exs_share_rx_join()), may come from a peer
- * that keeps to the protocol.
+ * again on another channel: so as many JOINs as channels, never more,
+ * may come from a peer that keeps to the protocol (one that repeats a
+ * channel's JOIN is refused by this bound too, and by the link's room).
  */
 bool exs_link_join_add(struct exs_link *link, struct exs_join *join)
 {

@@ -54,7 +54,9 @@ void exs_link_qp_event_work(struct work_struct *work)
 	struct exs_conn *holder = link->holder;
 
 	spin_lock_bh(&holder->lock);
-	if (READ_ONCE(link->event_qp) == link->qp && !holder->qp_closing) {
+	/* qp_closing is set before the teardown clears link->qp */
+	if (READ_ONCE(link->event_qp) == READ_ONCE(link->qp) &&
+	    !holder->qp_closing) {
 		pr_warn_ratelimited("queue pair failed (%s)%s\n",
 				    ib_event_msg(event),
 				    fatal ? "" : ", connection reset");

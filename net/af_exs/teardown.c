@@ -250,7 +250,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	}
 	/* closing since qp_closing was set: nobody posts on it (tx.c) */
 	spin_lock_bh(&link->lock);
-	link->qp = NULL;
+	WRITE_ONCE(link->qp, NULL);
 	spin_unlock_bh(&link->lock);
 	if (id && destroy_id)
 		rdma_destroy_id(id);
