@@ -426,7 +426,7 @@ static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		exs_conn_abort(conn, -ECONNRESET, false);
 		break;
 	default:
-		exs_conn_cm_event(conn, ev->event);
+		exs_link_cm_event(conn->link, ev->event);
 		break;
 	}
 	return 0;

@@ -81,36 +81,28 @@ void exs_conn_wake(struct exs_conn *conn, __poll_t mask)
 		exs_wake(conn->owner, mask);
 }
 
-/* rdma_cm events of an established connection, active or passive. */
-void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event)
+/* The peer disconnected the QP under @conn, the stream that built it
+ * (link_event.c): it ends, or resumes on a new QP for every stream on
+ * it.
+ */
+void exs_conn_disconnected(struct exs_conn *conn)
 {
-	unsigned long flags;
-
-	switch (event) {
-	case RDMA_CM_EVENT_DISCONNECTED:
-		spin_lock_irqsave(&conn->lock, flags);
-		if (!conn->announced)
-			/* before any socket had it (a connector that fell
-			 * back after the handshake): whoever waits for it,
-			 * a listener or connect(), must learn it ended, or
-			 * the connection and its listener are never freed
-			 */
-			__exs_conn_abort(conn, -ECONNRESET, false);
-		else if ((conn->fin_rcvd && !exs_conn_carries(conn)) ||
-			 !exs_conn_resume(conn, -ECONNRESET))
-			/* flush the CQs first: the teardown then tells EOF
-			 * (the peer's FIN came) from a reset, and a finishing
-			 * rider's LAST from a loss
-			 */
-			exs_conn_queue_hw(conn);
-		spin_unlock_irqrestore(&conn->lock, flags);
-		break;
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		exs_link_abort(conn, -ENETDOWN, false);
-		break;
-	default:
-		break;
-	}
+	spin_lock_bh(&conn->lock);
+	if (!conn->announced)
+		/* before any socket had it (a connector that fell back after
+		 * the handshake): whoever waits for it, a listener or
+		 * connect(), must learn it ended, or the connection and its
+		 * listener are never freed
+		 */
+		__exs_conn_abort(conn, -ECONNRESET, false);
+	else if ((conn->fin_rcvd && !exs_conn_carries(conn)) ||
+		 !exs_conn_resume(conn, -ECONNRESET))
+		/* flush the CQs first: the teardown then tells EOF (the
+		 * peer's FIN came) from a reset, and a finishing rider's
+		 * LAST from a loss
+		 */
+		exs_conn_queue_hw(conn);
+	spin_unlock_bh(&conn->lock);
 }
 
 /* A connection; with @holder, one that builds a queue pair (a link) of

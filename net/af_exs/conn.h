@@ -455,8 +455,14 @@ void exs_link_qp_shut(struct exs_link *link, bool resume);
 void exs_link_qp_open(struct exs_link *link);
 void exs_link_qp_resumed(struct exs_link *link);
 
-/* link_qp.c */
+/* link_event.c */
+void exs_link_set_qp(struct exs_link *link, struct ib_qp *qp);
+void exs_link_qp_event(struct ib_event *ev, void *context);
 void exs_link_qp_event_work(struct work_struct *work);
+void exs_link_qp_events_end(struct exs_link *link);
+void exs_link_cm_event(struct exs_link *link, enum rdma_cm_event_type event);
+
+/* link_qp.c */
 int exs_link_build(struct exs_link *link);
 int exs_link_make_qp(struct exs_link *link, u32 inline_max);
 void exs_link_release(struct exs_link *link);
@@ -472,7 +478,7 @@ int exs_conn_map_ring(struct exs_conn *conn);
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
 void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
-void exs_conn_cm_event(struct exs_conn *conn, enum rdma_cm_event_type event);
+void exs_conn_disconnected(struct exs_conn *conn);
 void exs_conn_put(struct exs_conn *conn);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
 void exs_wake(struct exs_sock *exs, __poll_t mask);

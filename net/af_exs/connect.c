@@ -260,7 +260,7 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 		exs_connect_fail(conn, EXS_FALLBACK_TIMEOUT);
 		break;
 	default:
-		exs_conn_cm_event(conn, ev->event);
+		exs_link_cm_event(conn->link, ev->event);
 		break;
 	}
 	return 0;

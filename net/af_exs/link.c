@@ -58,9 +58,8 @@ void exs_link_get(struct exs_link *link)
 /* No request is posted on @link's QP from now (tx.c, batch.c): its
  * holder's teardown or resume, which set its own qp_closing, takes the
  * QP or its PD away after this; a resume (@resume) also holds batches
- * until it is over.  Called under the holder's conn->lock, which may
- * have been taken with interrupts off (an rdma_cm handler's): so the
- * link's lock is taken plainly, a BH lock in a section that has BHs off.
+ * until it is over.  Called under the holder's conn->lock, which has
+ * BHs off: the link's lock is taken plainly.
  */
 void exs_link_qp_shut(struct exs_link *link, bool resume)
 {
@@ -94,8 +93,8 @@ void exs_link_qp_resumed(struct exs_link *link)
 
 /* The channel table (link.h): the streams on @link's channels, their
  * count, the JOINs heard for them, the QP's failure; under the link's
- * lock alone.  These may be called under a connection's lock that an
- * rdma_cm handler took with interrupts off: they save them.
+ * lock alone, taken with BHs off (a completion handler's, or under a
+ * connection's lock, where they are off already).
  */
 
 static struct exs_conn **exs_link_chan(struct exs_link *link, u8 chan)
@@ -110,12 +109,11 @@ static struct exs_conn **exs_link_chan(struct exs_link *link, u8 chan)
  */
 int exs_link_chan_add(struct exs_link *link, struct exs_conn *conn)
 {
-	unsigned long flags;
 	int chan, err = -EBUSY;
 
 	if (!link->chans)
 		return -EBUSY;
-	spin_lock_irqsave(&link->lock, flags);
+	spin_lock_bh(&link->lock);
 	/* none free while it carries all it may */
 	chan = link->nchans < EXS_SHARE_RIDERS ? 1 : EXS_CHAN_MAX;
 	for (; chan < EXS_CHAN_MAX; chan++) {
@@ -128,7 +126,7 @@ int exs_link_chan_add(struct exs_link *link, struct exs_conn *conn)
 		err = 0;
 		break;
 	}
-	spin_unlock_irqrestore(&link->lock, flags);
+	spin_unlock_bh(&link->lock);
 	return err;
 }
 
@@ -137,15 +135,14 @@ struct exs_conn *exs_link_chan_get(struct exs_link *link, u8 chan)
 {
 	struct exs_conn **slot = exs_link_chan(link, chan);
 	struct exs_conn *conn;
-	unsigned long flags;
 
 	if (!slot)
 		return NULL;
-	spin_lock_irqsave(&link->lock, flags);
+	spin_lock_bh(&link->lock);
 	conn = *slot;
 	if (conn)
 		refcount_inc(&conn->ref);
-	spin_unlock_irqrestore(&link->lock, flags);
+	spin_unlock_bh(&link->lock);
 	return conn;
 }
 
@@ -168,17 +165,16 @@ bool exs_link_each_chan(struct exs_link *link,
 			bool (*fn)(struct exs_conn *conn, void *arg),
 			void *arg)
 {
-	unsigned long flags;
 	bool stop = false;
 	int chan;
 
 	if (!link->chans)
 		return false;
-	spin_lock_irqsave(&link->lock, flags);
+	spin_lock_bh(&link->lock);
 	for (chan = 1; chan < EXS_CHAN_MAX && !stop; chan++)
 		if (link->chans[chan])
 			stop = fn(link->chans[chan], arg);
-	spin_unlock_irqrestore(&link->lock, flags);
+	spin_unlock_bh(&link->lock);
 	return stop;
 }
 
@@ -199,15 +195,14 @@ static bool __exs_link_count_out(struct exs_link *link, struct exs_conn *conn)
 int exs_link_chan_count_out(struct exs_link *link, struct exs_conn *conn)
 {
 	struct exs_conn **slot = exs_link_chan(link, conn->chan);
-	unsigned long flags;
 	int left = -ENOENT;
 
 	if (!slot)
 		return -ENOENT;
-	spin_lock_irqsave(&link->lock, flags);
+	spin_lock_bh(&link->lock);
 	if (*slot == conn && __exs_link_count_out(link, conn))
 		left = link->nchans;
-	spin_unlock_irqrestore(&link->lock, flags);
+	spin_unlock_bh(&link->lock);
 	return left;
 }
 
@@ -217,19 +212,18 @@ int exs_link_chan_count_out(struct exs_link *link, struct exs_conn *conn)
 bool exs_link_chan_count_in(struct exs_link *link, struct exs_conn *conn)
 {
 	struct exs_conn **slot = exs_link_chan(link, conn->chan);
-	unsigned long flags;
 	bool in = false;
 
 	if (!slot)
 		return false;
-	spin_lock_irqsave(&link->lock, flags);
+	spin_lock_bh(&link->lock);
 	if (*slot == conn && conn->counted_out &&
 	    link->nchans < EXS_SHARE_RIDERS) {
 		conn->counted_out = false;
 		WRITE_ONCE(link->nchans, link->nchans + 1);
 		in = true;
 	}
-	spin_unlock_irqrestore(&link->lock, flags);
+	spin_unlock_bh(&link->lock);
 	return in;
 }
 
@@ -253,15 +247,14 @@ static struct exs_conn *__exs_link_chan_take(struct exs_link *link,
 bool exs_link_chan_del(struct exs_link *link, struct exs_conn *conn)
 {
 	struct exs_conn **slot = exs_link_chan(link, conn->chan);
-	unsigned long flags;
 	bool was = false;
 
 	if (!slot)
 		return false;
-	spin_lock_irqsave(&link->lock, flags);
+	spin_lock_bh(&link->lock);
 	if (*slot == conn)
 		was = __exs_link_chan_take(link, slot) == conn;
-	spin_unlock_irqrestore(&link->lock, flags);
+	spin_unlock_bh(&link->lock);
 	return was;
 }
 
@@ -272,13 +265,12 @@ struct exs_conn *exs_link_chan_take(struct exs_link *link, u8 chan)
 {
 	struct exs_conn **slot = exs_link_chan(link, chan);
 	struct exs_conn *conn;
-	unsigned long flags;
 
 	if (!slot)
 		return NULL;
-	spin_lock_irqsave(&link->lock, flags);
+	spin_lock_bh(&link->lock);
 	conn = __exs_link_chan_take(link, slot);
-	spin_unlock_irqrestore(&link->lock, flags);
+	spin_unlock_bh(&link->lock);
 	return conn;
 }
 
@@ -298,16 +290,15 @@ void exs_link_fail(struct exs_link *link, int err)
  */
 bool exs_link_join_add(struct exs_link *link, struct exs_join *join)
 {
-	unsigned long flags;
 	bool ok;
 
-	spin_lock_irqsave(&link->lock, flags);
+	spin_lock_bh(&link->lock);
 	ok = link->njoins < EXS_CHAN_MAX - 1;
 	if (ok) {
 		list_add_tail(&join->node, &link->joins);
 		link->njoins++;
 	}
-	spin_unlock_irqrestore(&link->lock, flags);
+	spin_unlock_bh(&link->lock);
 	return ok;
 }
 
@@ -315,15 +306,14 @@ bool exs_link_join_add(struct exs_link *link, struct exs_join *join)
 struct exs_join *exs_link_join_next(struct exs_link *link)
 {
 	struct exs_join *join;
-	unsigned long flags;
 
-	spin_lock_irqsave(&link->lock, flags);
+	spin_lock_bh(&link->lock);
 	join = list_first_entry_or_null(&link->joins, struct exs_join, node);
 	if (join) {
 		list_del(&join->node);
 		link->njoins--;
 	}
-	spin_unlock_irqrestore(&link->lock, flags);
+	spin_unlock_bh(&link->lock);
 	return join;
 }
 

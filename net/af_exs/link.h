@@ -15,8 +15,10 @@
  * or device lock held, or alone in process context; nothing but the
  * device's own locks, as a request is posted, and the workqueue's, as a
  * walk of the channel table queues work, is taken under it).  It is
- * taken with BHs off, or interrupts saved where a caller's conn->lock
- * may have been taken with them off (an rdma_cm handler's).  It guards
+ * taken with BHs off (nothing takes it, or any conn->lock, with
+ * interrupts off: rdma_cm handlers and work items run in process
+ * context, completions in softirq, and a QP event only queues its
+ * work).  It guards
  * what every stream posting on the QP shares: closing and resuming, the
  * batch, tx_bytes; and the channel table (chans, each stream's
  * counted_out, the JOINs heard; nchans, read without it as a hint).  A
@@ -103,10 +105,15 @@ struct exs_link {
 	/* resume.c: a failed QP replaced, the link kept */
 	struct rdma_cm_id	*old_id;	/* the failed QP's, until gone */
 	struct rdma_cm_id	*resume_id;	/* acceptor: the REQ to accept */
-	/* link_qp.c: a fatal event of its QP, acted on in process context */
+	/* link_event.c: a fatal event of its QP, acted on in process
+	 * context, if the QP it named is still the link's: qp_gen counts
+	 * the changes of qp (exs_link_set_qp()), event_gen is its value as
+	 * the event came
+	 */
 	struct work_struct	qp_event_work;
 	enum ib_event_type	qp_event;
-	struct ib_qp		*event_qp;	/* the QP it named */
+	u32			qp_gen;
+	u32			event_gen;
 	u16			sq_room;	/* the QP's send requests */
 
 	/* receive buffers, for the messages of every stream on it */

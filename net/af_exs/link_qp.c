@@ -3,8 +3,8 @@
  * A link's verbs objects (link.h): its device, PD, receive buffers, CQs
  * and QP, built when its holder's cm_id has its device (conn.c
  * exs_conn_create_qp()), the QP again when a resume replaces it
- * (resume.c), and taken down once the QP is gone (teardown.c); and the
- * QP's own events.  The streams' own objects (their rings' registrations
+ * (resume.c), and taken down once the QP is gone (teardown.c); its
+ * events are link_event.c's.  The streams' own objects (their rings' registrations
  * and mappings, in the link's PD) are theirs to take down first.
  */
 #define pr_fmt(fmt) "af_exs: " fmt
@@ -16,65 +16,6 @@
 
 /* the last link id given out (link_diag.c) */
 static atomic_t exs_link_ids = ATOMIC_INIT(0);
-
-/* The queue pair's own events, in whatever context the driver raises
- * them: only its failures matter, and they are acted on in process
- * context, with a reference on the link.  The QP is destroyed, and the
- * work cancelled (exs_link_qp_events_end()), before the holder whose
- * lock it takes is freed.
- */
-static void exs_link_qp_event(struct ib_event *ev, void *context)
-{
-	struct exs_link *link = context;
-
-	switch (ev->event) {
-	case IB_EVENT_QP_FATAL:
-	case IB_EVENT_QP_REQ_ERR:
-	case IB_EVENT_QP_ACCESS_ERR:
-		WRITE_ONCE(link->qp_event, ev->event);
-		WRITE_ONCE(link->event_qp, ev->element.qp);
-		refcount_inc(&link->ref);
-		if (!queue_work(exs_wq, &link->qp_event_work))
-			refcount_dec(&link->ref);	/* queued: never the last */
-		break;
-	default:
-		break;
-	}
-}
-
-/* A request or access error is the peer's doing; the device's own failure
- * is worth a new QP.  An event of a QP a resume replaced is old news.
- */
-void exs_link_qp_event_work(struct work_struct *work)
-{
-	struct exs_link *link = container_of(work, struct exs_link,
-					     qp_event_work);
-	enum ib_event_type event = READ_ONCE(link->qp_event);
-	bool fatal = event == IB_EVENT_QP_FATAL;
-	struct exs_conn *holder = link->holder;
-
-	spin_lock_bh(&holder->lock);
-	/* qp_closing is set before the teardown clears link->qp */
-	if (READ_ONCE(link->event_qp) == READ_ONCE(link->qp) &&
-	    !holder->qp_closing) {
-		pr_warn_ratelimited("queue pair failed (%s)%s\n",
-				    ib_event_msg(event),
-				    fatal ? "" : ", connection reset");
-		if (fatal)
-			exs_conn_qp_failed(holder, -ECONNRESET);
-		else
-			__exs_link_abort(holder, -ECONNRESET, true);
-	}
-	spin_unlock_bh(&holder->lock);
-	exs_link_put(link);
-}
-
-/* @link's QP is destroyed: no event comes after this, and none waits. */
-static void exs_link_qp_events_end(struct exs_link *link)
-{
-	if (cancel_work_sync(&link->qp_event_work))
-		exs_link_put(link);	/* the event's: never the last */
-}
 
 /* The link's PD, receive buffers and CQs on its cm_id's device, and its
  * place in the device's list: set before the device's list shows it,
@@ -188,7 +129,7 @@ int exs_link_make_qp(struct exs_link *link, u32 inline_max)
 	err = rdma_create_qp(link->cm_id, link->pd, &attr);
 	if (err)
 		return err;
-	link->qp = link->cm_id->qp;
+	exs_link_set_qp(link, link->cm_id->qp);
 	/* the device may grant less than we asked */
 	WRITE_ONCE(link->inline_cap,
 		   min_t(u32, attr.cap.max_inline_data, U16_MAX));

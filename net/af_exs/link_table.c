@@ -23,13 +23,13 @@
  * (exs_link_wait_expire()) and goes to TCP.  A link already has
  * EXS_SHARE_RIDERS waiters: the next connect builds.
  *
- * One lock, exs_links_lock, guards the table, each link's waiters and
- * each socket's place among them.  It is taken last, under a
- * connection's lock (which an abort may hold with interrupts off), the
- * parked pool's (exs_park_take()) or a socket's; inside it, only
- * queue_work() and mod_delayed_work() take the workqueue's and the
- * timer base's own.  A waiter holds no reference to the link: the link
- * leaves the table, and drops its waiters, before it is freed.
+ * One lock, exs_links_lock (BHs off), guards the table, each link's
+ * waiters and each socket's place among them.  It is taken last, under
+ * a connection's lock, the parked pool's (exs_park_take()) or a
+ * socket's; inside it, only queue_work() and mod_delayed_work() take the
+ * workqueue's and the timer base's own.  A waiter holds no reference to
+ * the link: the link leaves the table, and drops its waiters, before it
+ * is freed.
  */
 #include <linux/hashtable.h>
 #include <net/ipv6.h>
@@ -69,17 +69,15 @@ static void __exs_link_wait_end(struct exs_link *link, u8 reason)
  */
 void exs_link_wait_end(struct exs_conn *conn, u8 reason)
 {
-	unsigned long flags;
-
 	/* set before anyone could wait: at the claim, or as a parked link
 	 * is taken (exs_link_reopen())
 	 */
 	if (conn->carrier || !conn->link || !READ_ONCE(conn->link->pending))
 		return;
-	spin_lock_irqsave(&exs_links_lock, flags);
+	spin_lock_bh(&exs_links_lock);
 	if (conn->link->pending)
 		__exs_link_wait_end(conn->link, reason);
-	spin_unlock_irqrestore(&exs_links_lock, flags);
+	spin_unlock_bh(&exs_links_lock);
 }
 
 /* @conn, a link parked idle, is taken for a new stream (exs_park_take()):
@@ -88,27 +86,23 @@ void exs_link_wait_end(struct exs_conn *conn, u8 reason)
  */
 void exs_link_reopen(struct exs_conn *conn)
 {
-	unsigned long flags;
-
 	if (hlist_unhashed_lockless(&conn->link->table_node))
 		return;
-	spin_lock_irqsave(&exs_links_lock, flags);
+	spin_lock_bh(&exs_links_lock);
 	WRITE_ONCE(conn->link->pending, true);
-	spin_unlock_irqrestore(&exs_links_lock, flags);
+	spin_unlock_bh(&exs_links_lock);
 }
 
 /* @link is freed: out of the table, its waiters sent on. */
 void exs_link_table_del(struct exs_link *link)
 {
-	unsigned long flags;
-
 	if (hlist_unhashed_lockless(&link->table_node))
 		return;
-	spin_lock_irqsave(&exs_links_lock, flags);
+	spin_lock_bh(&exs_links_lock);
 	if (link->pending)
 		__exs_link_wait_end(link, EXS_FALLBACK_NONE);
 	hash_del(&link->table_node);
-	spin_unlock_irqrestore(&exs_links_lock, flags);
+	spin_unlock_bh(&exs_links_lock);
 }
 
 /* Call @fn for each link in @net to @node, under the table's lock: it
@@ -119,9 +113,8 @@ void exs_links_each(struct net *net, const struct in6_addr *node,
 		    bool (*fn)(struct exs_conn *conn, void *arg), void *arg)
 {
 	struct exs_link *link;
-	unsigned long flags;
 
-	spin_lock_irqsave(&exs_links_lock, flags);
+	spin_lock_bh(&exs_links_lock);
 	hash_for_each_possible(exs_links, link, table_node,
 			       exs_node_hash(net, node)) {
 		if (net_eq(link->net, net) &&
@@ -129,7 +122,7 @@ void exs_links_each(struct net *net, const struct in6_addr *node,
 		    fn(link->holder, arg))
 			break;
 	}
-	spin_unlock_irqrestore(&exs_links_lock, flags);
+	spin_unlock_bh(&exs_links_lock);
 }
 
 /* A link to @conn's node @exs may join or wait for.  One up with room:
@@ -189,10 +182,9 @@ static bool __exs_link_wait(struct exs_sock *exs, struct exs_conn *conn)
 bool exs_link_claim(struct exs_sock *exs, struct exs_conn *conn,
 		    bool may_wait)
 {
-	unsigned long flags;
 	bool build = true;
 
-	spin_lock_irqsave(&exs_links_lock, flags);
+	spin_lock_bh(&exs_links_lock);
 	if (may_wait && !exs->link_nowait && __exs_link_wait(exs, conn)) {
 		build = false;
 	} else {
@@ -200,7 +192,7 @@ bool exs_link_claim(struct exs_sock *exs, struct exs_conn *conn,
 		hash_add(exs_links, &conn->link->table_node,
 			 exs_node_hash(conn->link->net, &conn->link->node));
 	}
-	spin_unlock_irqrestore(&exs_links_lock, flags);
+	spin_unlock_bh(&exs_links_lock);
 	return build;
 }
 
@@ -209,14 +201,13 @@ bool exs_link_claim(struct exs_sock *exs, struct exs_conn *conn,
  */
 bool exs_link_wait_over(struct exs_sock *exs)
 {
-	unsigned long flags;
 	bool over;
 
 	if (!exs->link_waiting)
 		return true;
-	spin_lock_irqsave(&exs_links_lock, flags);
+	spin_lock_bh(&exs_links_lock);
 	over = list_empty(&exs->link_wait_node);
-	spin_unlock_irqrestore(&exs_links_lock, flags);
+	spin_unlock_bh(&exs_links_lock);
 	if (over) {
 		exs->link_waiting = false;
 		cancel_delayed_work(&exs->link_wait_timer);
@@ -245,25 +236,22 @@ void exs_link_wait_expire(struct work_struct *work)
 {
 	struct exs_sock *exs = container_of(to_delayed_work(work),
 					    struct exs_sock, link_wait_timer);
-	unsigned long flags;
 
-	spin_lock_irqsave(&exs_links_lock, flags);
+	spin_lock_bh(&exs_links_lock);
 	if (__exs_link_unwait(exs)) {
 		exs->link_fail_reason = EXS_FALLBACK_TIMEOUT;
 		queue_work(exs_wq, &exs->connect_work);
 	}
-	spin_unlock_irqrestore(&exs_links_lock, flags);
+	spin_unlock_bh(&exs_links_lock);
 }
 
 /* @exs closes while it waits: it waits no more.  Under the socket lock. */
 void exs_link_wait_cancel(struct exs_sock *exs)
 {
-	unsigned long flags;
-
 	if (!exs->link_waiting)
 		return;
-	spin_lock_irqsave(&exs_links_lock, flags);
+	spin_lock_bh(&exs_links_lock);
 	__exs_link_unwait(exs);
-	spin_unlock_irqrestore(&exs_links_lock, flags);
+	spin_unlock_bh(&exs_links_lock);
 	exs->link_waiting = false;
 }

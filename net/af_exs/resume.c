@@ -295,7 +295,7 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 
 	spin_lock_bh(&conn->lock);
 	spin_lock(&conn->link->lock);	/* shut since the resume began */
-	WRITE_ONCE(conn->link->qp, NULL);
+	exs_link_set_qp(conn->link, NULL);
 	spin_unlock(&conn->link->lock);
 	conn->link->old_id = NULL;
 	/* every request completed, flushed or not */

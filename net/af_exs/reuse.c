@@ -218,8 +218,7 @@ void exs_park_unlink(struct exs_conn *conn)
 }
 
 /* A parked carrier's QP failed under its riders: it moves for them only
- * (resume.c), and never parks again.  Called under conn->lock, which may
- * be held with interrupts off.
+ * (resume.c), and never parks again.  Called under conn->lock.
  */
 void exs_park_leave(struct exs_conn *conn)
 {

@@ -103,11 +103,9 @@ void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 /* The same, from any context without conn->lock. */
 void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&conn->lock, flags);
+	spin_lock_bh(&conn->lock);
 	__exs_conn_abort(conn, err, protocol_error);
-	spin_unlock_irqrestore(&conn->lock, flags);
+	spin_unlock_bh(&conn->lock);
 }
 
 /* The QP under @conn failed, not just its stream: every connection it
@@ -121,11 +119,9 @@ void __exs_link_abort(struct exs_conn *conn, int err, bool protocol_error)
 
 void exs_link_abort(struct exs_conn *conn, int err, bool protocol_error)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&conn->lock, flags);
+	spin_lock_bh(&conn->lock);
 	__exs_link_abort(conn, err, protocol_error);
-	spin_unlock_irqrestore(&conn->lock, flags);
+	spin_unlock_bh(&conn->lock);
 }
 
 /* How long a teardown waits for its ABORT's ack: time for a lost ABORT
@@ -250,7 +246,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	}
 	/* closing since qp_closing was set: nobody posts on it (tx.c) */
 	spin_lock_bh(&link->lock);
-	WRITE_ONCE(link->qp, NULL);
+	exs_link_set_qp(link, NULL);
 	spin_unlock_bh(&link->lock);
 	if (id && destroy_id)
 		rdma_destroy_id(id);

@@ -341,11 +341,9 @@ static void __exs_conn_reset(struct exs_conn *conn, bool protocol_error)
 
 void exs_conn_reset(struct exs_conn *conn, bool protocol_error)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&conn->lock, flags);
+	spin_lock_bh(&conn->lock);
 	__exs_conn_reset(conn, protocol_error);
-	spin_unlock_irqrestore(&conn->lock, flags);
+	spin_unlock_bh(&conn->lock);
 }
 
 /* Return credits if they are due.  Called under conn->lock. */
