@@ -58,6 +58,7 @@
 #define WIRE_REFUSE	8
 #define WIRE_RESUME	9
 #define WIRE_JOIN	10
+#define WIRE_JOINED	11
 #define WIRE_BATCH	12
 #define WIRE_URG	13
 #define WIRE_IMM_CHAN_SHIFT	24
@@ -66,6 +67,9 @@
 #define WIRE_VERSION	6	/* the REQ offers 3 to 6 (wire.h) */
 #define WIRE_VERSION_MIN	3
 #define WIRE_REQ_VMIN(v)	((v) << 8)
+#define WIRE_REJ_BACKLOG	3	/* a REFUSE's cursor: enum exs_wire_reject */
+#define SHARE_STREAMS	31	/* a shared link's: its first, 30 more (conn.h) */
+#define NJOIN		300	/* join-flood's JOINs */
 
 /* the wire structures of net/af_exs/wire.h, big endian: written again
  * here on purpose, so that a change of the kernel's layout breaks this test
@@ -155,19 +159,23 @@ static enum rdma_cm_event_type expect(enum rdma_cm_event_type want)
 	return got;
 }
 
+static void post_recv(int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)ring + RING + i * 64,
+		.length = 64, .lkey = mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(id->qp, &wr, &bad))
+		die("ibv_post_recv");
+}
+
 static void post_recvs(void)
 {
-	for (int i = 0; i < NRECV; i++) {
-		struct ibv_sge sge = {
-			.addr = (uintptr_t)ring + RING + i * 64,
-			.length = 64, .lkey = mr->lkey,
-		};
-		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge,
-					  .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(id->qp, &wr, &bad))
-			die("ibv_post_recv");
-	}
+	for (int i = 0; i < NRECV; i++)
+		post_recv(i);
 }
 
 /* A control message of @len bytes (8 is the real size), from the
@@ -306,6 +314,18 @@ static void good_req(struct wire_req *req, size_t *len)
 	*len = sizeof(*req);
 }
 
+/* The completions that came: did the server say ABORT? */
+static void poll_abort(void)
+{
+	struct ibv_wc wc;
+
+	while (ibv_poll_cq(cq, 1, &wc) > 0)
+		if (wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+		    ((struct wire_msg *)(ring + RING +
+					 wc.wr_id * 64))->type == WIRE_ABORT)
+			heard_abort = true;
+}
+
 /* Wait for the server to end the connection: its DISCONNECTED event.  Our
  * own QP failing proves nothing (a write the server's device refused fails
  * here at once, whatever the server made of it), so completions are only
@@ -318,15 +338,8 @@ static int await_end(const char *until)
 
 	while (time(NULL) < end && (!until || !access(until, F_OK))) {
 		struct rdma_cm_event *ev = next_event(1);
-		struct ibv_wc wc;
 
-		/* first: what came before the disconnect */
-		while (ibv_poll_cq(cq, 1, &wc) > 0)
-			if (wc.status == IBV_WC_SUCCESS &&
-			    wc.opcode == IBV_WC_RECV &&
-			    ((struct wire_msg *)(ring + RING +
-						 wc.wr_id * 64))->type == WIRE_ABORT)
-				heard_abort = true;
+		poll_abort();	/* first: what came before the disconnect */
 		if (ev) {
 			enum rdma_cm_event_type t = ev->event;
 
@@ -618,6 +631,81 @@ static void join_dest(uint32_t rkey, uint32_t rlen)
 	send_msg(99, 0, 8);
 }
 
+/* NJOIN JOINs, ten times what a link carries, each naming one of our
+ * channels (cursor), as fast as our QP sends them, none waiting for its
+ * answer: the server's waiting JOINs are bounded (link.c), and so are
+ * the streams it sets up for them (its link's room; nothing answers
+ * their READY).  Each JOIN is answered, JOINED or REFUSEd, unless the
+ * server ends the link first (its own sends for the answers full): then
+ * with an ABORT.  Else a message of no known type ends the case as
+ * join-source's does.
+ */
+static void join_flood(uint32_t rkey, uint32_t rlen)
+{
+	unsigned int sent = 0, acked = 0, joined = 0, refused = 0;
+	unsigned int backlog = 0;
+	time_t end = time(NULL) + cfg.timeout;
+	struct rdma_cm_event *ev;
+	struct wire_msg *m;
+	bool over = false;
+	struct ibv_wc wc;
+
+	while (joined + refused < NJOIN && !over && time(NULL) < end) {
+		/* our 8 send buffers, each reused once its send is done */
+		while (sent < NJOIN && sent - acked < 8)
+			send_open_type(WIRE_JOIN, 0, sent++ % 127 + 1,
+				       mr->rkey);
+		if (ibv_poll_cq(cq, 1, &wc) <= 0) {
+			ev = next_event(0);
+			if (ev) {
+				over = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+				rdma_ack_cm_event(ev);
+			} else {
+				usleep(1000);
+			}
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			/* the server's disconnect flushes what we posted */
+			over = true;
+			continue;
+		}
+		if (wc.opcode != IBV_WC_RECV) {
+			acked++;
+			continue;
+		}
+		m = (void *)(ring + RING + wc.wr_id * 64);
+		if (m->type == WIRE_JOINED) {
+			joined++;
+		} else if (m->type == WIRE_REFUSE) {
+			refused++;
+			backlog += be32toh(m->cursor) == WIRE_REJ_BACKLOG;
+		} else if (m->type == WIRE_ABORT) {
+			heard_abort = true;
+		}
+		post_recv(wc.wr_id);
+	}
+	fprintf(stderr, "exs_badpeer: join-flood: %u JOINs sent, %u JOINED, %u REFUSEd (%u as the backlog was full)%s\n",
+		sent, joined, refused, backlog,
+		over ? ", then the server ended the link" : "");
+	if (joined > SHARE_STREAMS - 1) {
+		fprintf(stderr, "exs_badpeer: join-flood: more streams than a link carries\n");
+		exit(1);
+	}
+	if (over) {
+		poll_abort();	/* what came before the disconnect */
+		if (!heard_abort)
+			fprintf(stderr, "exs_badpeer: join-flood: the server disconnected without an ABORT\n");
+		exit(heard_abort ? 0 : 1);
+	}
+	if (joined + refused < NJOIN) {
+		fprintf(stderr, "exs_badpeer: join-flood: JOINs unanswered in %d s\n",
+			cfg.timeout);
+		exit(1);
+	}
+	send_msg(99, 0, 8);
+}
+
 /* a parked rider's OPEN names its channel, and ours in the cursor */
 static void open_chan(uint32_t rkey, uint32_t rlen)
 {
@@ -862,6 +950,8 @@ static const struct bad_case cases[] = {
 	SHR("join-source", join_source, "a JOIN claiming TCP source 127.0.0.1"),
 	SHR("join-dest", join_dest,
 	    "a JOIN for a listener bound to 127.0.0.1, claiming that destination"),
+	SHR("join-flood", join_flood,
+	    "JOINs, ten times what a link carries, none waiting for its answer"),
 	SHR("batch-chan", batch_chan, "a BATCH with bytes for a channel nobody has"),
 	SHR("batch-count", batch_count, "a BATCH of fewer records than it says"),
 	SHR("batch-after-fin", batch_after_fin, "a BATCH after FIN"),

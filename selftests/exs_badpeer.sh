@@ -138,6 +138,11 @@ while read -r name what; do
 			[ ! -s "$lo_accepts" ]
 		exs_check "$name: its last message counted as a protocol error" \
 			[ "$err" -ge 1 ] ;;
+	join-flood)
+		# exs_badpeer asserted the bounds; the refusals (or the
+		# protocol error that ended the link) are counted here
+		exs_check "$name: RdmaReject +$rej, ProtocolErrors +$err" \
+			[ $((rej + err)) -ge 1 ] ;;
 	req-version|req-empty)
 		# no private data reads as version 0: a version mismatch
 		exs_check "$name: rejected and counted" [ "$rej" -ge 1 ] ;;
