@@ -576,8 +576,10 @@ link_wait_deadline
 # (keepalive.c): tc drops every RoCEv2 packet a sends once the rider of
 # an idle queue pair set TCP_USER_TIMEOUT (2 s), so the batch holding its
 # next request is never acked, and nothing else on the queue pair awaits
-# an ack.  Its recv must fail with ETIMEDOUT, counted in RdmaStalls.  An
-# ack timeout of its own keeps the queue pairs of the cases before out.
+# an ack.  Its recv must fail with ETIMEDOUT, counted in RdmaStalls, and
+# the deadline is that socket's alone: the queue pair's first
+# connection, which set none, stays up (exs_share.py checks).  An ack
+# timeout of its own keeps the queue pairs of the cases before out.
 # b's end hears nothing of the cut (as a TCP server would not): its
 # server stops once a is done, instead of at its own 120 s timeout.
 share_batch_stall() {

@@ -232,7 +232,9 @@ def stall(addr, port, flag):
     drops what this host sends once FLAG.ready exists, then creates
     FLAG): with TCP_USER_TIMEOUT, the recv that awaits the answer fails
     with ETIMEDOUT, as TCP's would, though the queue pair's first
-    connection is idle and nothing else watches."""
+    connection is idle and nothing else watches.  The deadline is that
+    socket's own: the first connection, which set none, is not ended
+    with it (its own stall bound would end or resume it later)."""
     socks = []
     for idx in range(2):
         socks.append(opened(addr, port, idx, nodelay=True))
@@ -252,6 +254,13 @@ def stall(addr, port, flag):
         # the socket's own timeout is a TimeoutError without an errno
         if e.errno != errno.ETIMEDOUT:
             failures.append(f"{e}, not ETIMEDOUT")
+    try:
+        socks[0].recv(16, socket.MSG_DONTWAIT)
+        failures.append("the first connection ended with the rider's deadline")
+    except BlockingIOError:
+        pass
+    except OSError as e:
+        failures.append(f"the first connection ended with the rider's deadline: {e}")
     for s in socks:
         s.close()
 

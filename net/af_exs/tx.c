@@ -389,7 +389,10 @@ void exs_conn_probe(struct exs_conn *conn)
 
 /* A request waited for its ack longer than any retry takes (keepalive.c):
  * try a new QP (@may_resume), or end the connection as a dead peer's,
- * ETIMEDOUT.  Called under conn->lock.
+ * ETIMEDOUT.  Without @may_resume the deadline was the socket's own
+ * (TCP_USER_TIMEOUT): it ends this stream alone, as on TCP; the others
+ * on its link keep their own watch, stall bound and resume.  A resume
+ * that cannot be is the link's end.  Called under conn->lock.
  */
 void exs_conn_stalled(struct exs_conn *conn, bool may_resume)
 {
@@ -408,7 +411,9 @@ void exs_conn_stalled(struct exs_conn *conn, bool may_resume)
 			    resume ? "moving to a new queue pair" :
 				     "connection timed out");
 	EXS_INC_STATS(conn->net, EXS_MIB_STALLS);
-	if (!resume)
+	if (!may_resume)
+		__exs_conn_abort(conn, -ETIMEDOUT, false);
+	else if (!resume)
 		__exs_link_abort(conn, -ETIMEDOUT, false);
 }
 
