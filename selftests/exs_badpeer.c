@@ -68,8 +68,8 @@
 #define WIRE_VERSION_MIN	3
 #define WIRE_REQ_VMIN(v)	((v) << 8)
 #define WIRE_REJ_BACKLOG	3	/* a REFUSE's cursor: enum exs_wire_reject */
-#define SHARE_STREAMS	31	/* a shared link's: its first, 30 more (conn.h) */
-#define NJOIN		300	/* join-flood's JOINs */
+#define SHARE_RIDERS	30	/* a shared link's streams past its first (conn.h) */
+#define NJOIN		170	/* join-flood's JOINs: 43 past the 127 that may wait */
 
 /* the wire structures of net/af_exs/wire.h, big endian: written again
  * here on purpose, so that a change of the kernel's layout breaks this test
@@ -314,6 +314,12 @@ static void good_req(struct wire_req *req, size_t *len)
 	*len = sizeof(*req);
 }
 
+/* The server's ABORT of our connection: on channel 0, not a rider's */
+static bool is_abort(const struct wire_msg *m)
+{
+	return m->type == WIRE_ABORT && !m->chan;
+}
+
 /* The completions that came: did the server say ABORT? */
 static void poll_abort(void)
 {
@@ -321,8 +327,7 @@ static void poll_abort(void)
 
 	while (ibv_poll_cq(cq, 1, &wc) > 0)
 		if (wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
-		    ((struct wire_msg *)(ring + RING +
-					 wc.wr_id * 64))->type == WIRE_ABORT)
+		    is_abort((struct wire_msg *)(ring + RING + wc.wr_id * 64)))
 			heard_abort = true;
 }
 
@@ -631,76 +636,93 @@ static void join_dest(uint32_t rkey, uint32_t rlen)
 	send_msg(99, 0, 8);
 }
 
-/* NJOIN JOINs, ten times what a link carries, each naming one of our
- * channels (cursor), as fast as our QP sends them, none waiting for its
- * answer: the server's waiting JOINs are bounded (link.c), and so are
- * the streams it sets up for them (its link's room; nothing answers
- * their READY).  Each JOIN is answered, JOINED or REFUSEd, unless the
- * server ends the link first (its own sends for the answers full): then
- * with an ABORT.  Else a message of no known type ends the case as
- * join-source's does.
+/* NJOIN JOINs, more than a link has channels, each naming one of ours
+ * (its cursor, 1 to 127 in turn), none waiting for its answer.  The
+ * server sets up exactly as many streams as its link carries besides
+ * its first (the listener takes them all; they stay open, unused), and
+ * while its join work is held (EXS_JOINS_HELD of them wait:
+ * exs_badpeer.sh holds it) every JOIN past those is refused before any
+ * is JOINED.  Each JOIN gets exactly one answer, on the channel it
+ * named, and the link stays up through it all; then a message of no
+ * known type ends the case as join-source's does.
  */
 static void join_flood(uint32_t rkey, uint32_t rlen)
 {
 	unsigned int sent = 0, acked = 0, joined = 0, refused = 0;
-	unsigned int backlog = 0;
+	unsigned int early = 0, backlog = 0, bad = 0, c;
+	unsigned int asked[128] = { 0 }, answered[128] = { 0 };
+	const char *held_env = getenv("EXS_JOINS_HELD");
+	unsigned int held = held_env ? atoi(held_env) : 0;
 	time_t end = time(NULL) + cfg.timeout;
 	struct rdma_cm_event *ev;
 	struct wire_msg *m;
-	bool over = false;
 	struct ibv_wc wc;
 
-	while (joined + refused < NJOIN && !over && time(NULL) < end) {
-		/* our 8 send buffers, each reused once its send is done */
-		while (sent < NJOIN && sent - acked < 8)
-			send_open_type(WIRE_JOIN, 0, sent++ % 127 + 1,
-				       mr->rkey);
+	while (joined + refused < NJOIN && time(NULL) < end) {
+		/* our 8 send buffers, each reused once its send is done:
+		 * sends complete in order, READY's (before this) first
+		 */
+		while (sent < NJOIN && nsent - acked < 8) {
+			c = sent++ % 127 + 1;
+			asked[c]++;
+			send_open_type(WIRE_JOIN, 0, c, mr->rkey);
+		}
 		if (ibv_poll_cq(cq, 1, &wc) <= 0) {
 			ev = next_event(0);
 			if (ev) {
-				over = ev->event == RDMA_CM_EVENT_DISCONNECTED;
-				rdma_ack_cm_event(ev);
-			} else {
-				usleep(1000);
+				fprintf(stderr, "exs_badpeer: join-flood: %s after %u JOINs\n",
+					rdma_event_str(ev->event), sent);
+				exit(1);
 			}
 			continue;
 		}
 		if (wc.status != IBV_WC_SUCCESS) {
-			/* the server's disconnect flushes what we posted */
-			over = true;
-			continue;
+			fprintf(stderr, "exs_badpeer: join-flood: completion error %s after %u JOINs\n",
+				ibv_wc_status_str(wc.status), sent);
+			exit(1);
 		}
 		if (wc.opcode != IBV_WC_RECV) {
 			acked++;
 			continue;
 		}
 		m = (void *)(ring + RING + wc.wr_id * 64);
+		c = be16toh(m->chan);
 		if (m->type == WIRE_JOINED) {
 			joined++;
 		} else if (m->type == WIRE_REFUSE) {
 			refused++;
+			early += !joined;
 			backlog += be32toh(m->cursor) == WIRE_REJ_BACKLOG;
-		} else if (m->type == WIRE_ABORT) {
-			heard_abort = true;
+		} else {
+			bad++;
+			fprintf(stderr, "exs_badpeer: join-flood: message %u on channel %u\n",
+				m->type, c);
 		}
+		if (c < 128)
+			answered[c]++;
 		post_recv(wc.wr_id);
 	}
-	fprintf(stderr, "exs_badpeer: join-flood: %u JOINs sent, %u JOINED, %u REFUSEd (%u as the backlog was full)%s\n",
-		sent, joined, refused, backlog,
-		over ? ", then the server ended the link" : "");
-	if (joined > SHARE_STREAMS - 1) {
-		fprintf(stderr, "exs_badpeer: join-flood: more streams than a link carries\n");
+	fprintf(stderr, "exs_badpeer: join-flood: %u JOINs, %u JOINED, %u REFUSEd\n",
+		sent, joined, refused);
+	fprintf(stderr, "exs_badpeer: join-flood: %u before the first JOINED, %u for the backlog\n",
+		early, backlog);
+	for (c = 1; c < 128; c++)
+		if (answered[c] != asked[c])
+			bad++;
+	if (bad || joined + refused < NJOIN) {
+		fprintf(stderr, "exs_badpeer: join-flood: %s\n",
+			bad ? "answers not one to a JOIN, on its channel" :
+			      "JOINs unanswered");
 		exit(1);
 	}
-	if (over) {
-		poll_abort();	/* what came before the disconnect */
-		if (!heard_abort)
-			fprintf(stderr, "exs_badpeer: join-flood: the server disconnected without an ABORT\n");
-		exit(heard_abort ? 0 : 1);
+	if (joined != SHARE_RIDERS) {
+		fprintf(stderr, "exs_badpeer: join-flood: %u streams set up, not the %u a link carries\n",
+			joined, SHARE_RIDERS);
+		exit(1);
 	}
-	if (joined + refused < NJOIN) {
-		fprintf(stderr, "exs_badpeer: join-flood: JOINs unanswered in %d s\n",
-			cfg.timeout);
+	if (held && early != NJOIN - held) {
+		fprintf(stderr, "exs_badpeer: join-flood: %u refused while %u waited, not %u\n",
+			early, held, NJOIN - held);
 		exit(1);
 	}
 	send_msg(99, 0, 8);
@@ -951,7 +973,7 @@ static const struct bad_case cases[] = {
 	SHR("join-dest", join_dest,
 	    "a JOIN for a listener bound to 127.0.0.1, claiming that destination"),
 	SHR("join-flood", join_flood,
-	    "JOINs, ten times what a link carries, none waiting for its answer"),
+	    "170 JOINs, more than a link has channels, none waiting for its answer"),
 	SHR("batch-chan", batch_chan, "a BATCH with bytes for a channel nobody has"),
 	SHR("batch-count", batch_count, "a BATCH of fewer records than it says"),
 	SHR("batch-after-fin", batch_after_fin, "a BATCH after FIN"),
@@ -994,8 +1016,11 @@ int main(int argc, char **argv)
 			 .max_inline_data = 64 },
 		.qp_type = IBV_QPT_RC, .sq_sig_all = 1,
 	};
+	/* the server's sends wait for our receives, as an AF_EXS peer's
+	 * do (rnr_retry_count 7: for ever)
+	 */
 	struct rdma_conn_param param = { .retry_count = 3,
-					 .rnr_retry_count = 3 };
+					 .rnr_retry_count = 7 };
 	struct addrinfo *ai, hints = { .ai_family = AF_INET };
 	const struct bad_case *c;
 	enum rdma_cm_event_type got;

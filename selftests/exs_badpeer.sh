@@ -104,13 +104,24 @@ else
 fi
 sysctl -qw net.exs.connect_timeout_ms=30000
 
+# join-flood's JOINs wait as a flood's would: the acceptor's join work is
+# held 10 s (the module's debugfs), and the 127 a link may hold wait
+dbg=/sys/kernel/debug/af_exs
 while read -r name what; do
 	before_err=$(exs_stat ProtocolErrors)
 	before_rej=$(exs_stat RdmaReject)
 	before_src=$(exs_stat AcceptBadSource)
 	before_dst=$(exs_stat AcceptBadDest)
+	held=
+	if [ "$name" = join-flood ] && [ -w $dbg/hold_joins_ms ]; then
+		held=127 held_joins=$(cat $dbg/held_joins)
+		echo 10000 > $dbg/hold_joins_ms
+	fi
+	before_shared=$(exs_stat AcceptShared)
 	exs_run "$what ($name): the server ends it" \
+		env EXS_JOINS_HELD=$held \
 		exs_badpeer -a $addr -p $port -c "$name" -t 60
+	[ -n "$held" ] && echo 0 > $dbg/hold_joins_ms
 	err=$(($(exs_stat ProtocolErrors) - before_err))
 	rej=$(($(exs_stat RdmaReject) - before_rej))
 	src=$(($(exs_stat AcceptBadSource) - before_src))
@@ -139,10 +150,19 @@ while read -r name what; do
 		exs_check "$name: its last message counted as a protocol error" \
 			[ "$err" -ge 1 ] ;;
 	join-flood)
-		# exs_badpeer asserted the bounds; the refusals (or the
-		# protocol error that ended the link) are counted here
-		exs_check "$name: RdmaReject +$rej, ProtocolErrors +$err" \
-			[ $((rej + err)) -ge 1 ] ;;
+		# exs_badpeer checked each JOIN's one answer, and the
+		# refusals while the rest waited; here, what the server made
+		shared=$(($(exs_stat AcceptShared) - before_shared))
+		if [ -n "$held" ]; then
+			exs_check "$name: the join work was held" \
+				[ "$(cat $dbg/held_joins)" -gt "$held_joins" ]
+		else
+			exs_skip "$name: the join work held" "no $dbg/hold_joins_ms"
+		fi
+		exs_assert "$name: $shared streams set up (30: a link's room), the others refused (RdmaReject +$rej)" \
+			"[ $shared -eq 30 ] && [ $((shared + rej)) -eq 170 ]"
+		exs_check "$name: its last message counted as a protocol error" \
+			[ "$err" -ge 1 ] ;;
 	req-version|req-empty)
 		# no private data reads as version 0: a version mismatch
 		exs_check "$name: rejected and counted" [ "$rej" -ge 1 ] ;;

@@ -602,6 +602,7 @@ int exs_resume_rx(struct exs_conn *conn, u32 cursor, u8 flags);
 void exs_resume_stop(struct exs_conn *conn);
 void exs_resume_init(void);
 void exs_test_hold_teardown(void);
+void exs_test_hold_joins(void);
 void exs_resume_exit(void);
 
 /* share.c */

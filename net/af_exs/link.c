@@ -93,8 +93,9 @@ void exs_link_qp_resumed(struct exs_link *link)
 
 /* The channel table (link.h): the streams on @link's channels, their
  * count, the JOINs heard for them, the QP's failure; under the link's
- * lock alone, taken with BHs off (a completion handler's, or under a
- * connection's lock, where they are off already).
+ * lock alone, taken with BHs off: from process context (the join work,
+ * a teardown, a resume), from a completion handler, or under a
+ * connection's lock.
  */
 
 static struct exs_conn **exs_link_chan(struct exs_link *link, u8 chan)

@@ -12,13 +12,13 @@
  * verbs objects down, so today the holder's reference is the last.
  *
  * Locking: link->lock, a spinlock and a leaf (taken after any conn->lock
- * or device lock held, or alone in process context; nothing but the
- * device's own locks, as a request is posted, and the workqueue's, as a
- * walk of the channel table queues work, is taken under it).  It is
- * taken with BHs off (nothing takes it, or any conn->lock, with
- * interrupts off: rdma_cm handlers and work items run in process
- * context, completions in softirq, and a QP event only queues its
- * work).  It guards
+ * or device lock held, or alone in process context or a completion
+ * handler; nothing but the device's own locks, as a request is posted,
+ * and the workqueue's, as a walk of the channel table queues work, is
+ * taken under it).  It is taken with BHs off (nothing takes it, or any
+ * conn->lock, with interrupts off: rdma_cm handlers and work items run
+ * in process context, completions in softirq, and a QP event only
+ * queues its work).  It guards
  * what every stream posting on the QP shares: closing and resuming, the
  * batch, tx_bytes; and the channel table (chans, each stream's
  * counted_out, the JOINs heard; nchans, read without it as a hint).  A

@@ -4,8 +4,9 @@
  * and QP, built when its holder's cm_id has its device (conn.c
  * exs_conn_create_qp()), the QP again when a resume replaces it
  * (resume.c), and taken down once the QP is gone (teardown.c); its
- * events are link_event.c's.  The streams' own objects (their rings' registrations
- * and mappings, in the link's PD) are theirs to take down first.
+ * events are link_event.c's.  The streams' own objects (their rings'
+ * registrations and mappings, in the link's PD) are theirs to take down
+ * first.
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 

@@ -64,8 +64,8 @@ static void __exs_link_wait_end(struct exs_link *link, u8 reason)
 /* @conn is up, or will never be (@reason: why its connect fell back, if
  * it did): every waiter starts its connect again, in the time its
  * connect() has left (joining @conn, or claiming again); or, where the
- * node did not answer RDMA, goes to TCP as the first did.  Any context;
- * idempotent.
+ * node did not answer RDMA, goes to TCP as the first did.  Process
+ * context or softirq; idempotent.
  */
 void exs_link_wait_end(struct exs_conn *conn, u8 reason)
 {

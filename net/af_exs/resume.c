@@ -636,6 +636,24 @@ void exs_test_hold_teardown(void)
 	msleep(min(ms, 60000U));
 }
 
+/* Tests: /sys/kernel/debug/af_exs/hold_joins_ms holds an acceptor's join
+ * work that long before it takes the JOINs heard, so that they wait as a
+ * flood's would: exs_badpeer's join-flood counts the refusals of those
+ * past the bound (link.c exs_link_join_add()).
+ */
+static u32 exs_hold_joins_ms;
+static u32 exs_held_joins;
+
+void exs_test_hold_joins(void)
+{
+	u32 ms = READ_ONCE(exs_hold_joins_ms);
+
+	if (!ms)
+		return;
+	WRITE_ONCE(exs_held_joins, READ_ONCE(exs_held_joins) + 1);
+	msleep(min(ms, 60000U));
+}
+
 void exs_resume_init(void)
 {
 	exs_debugfs_dir = debugfs_create_dir("af_exs", NULL);
@@ -645,6 +663,10 @@ void exs_resume_init(void)
 			   &exs_hold_teardown_ms);
 	debugfs_create_u32("held_teardowns", 0400, exs_debugfs_dir,
 			   &exs_held_teardowns);
+	debugfs_create_u32("hold_joins_ms", 0600, exs_debugfs_dir,
+			   &exs_hold_joins_ms);
+	debugfs_create_u32("held_joins", 0400, exs_debugfs_dir,
+			   &exs_held_joins);
 }
 
 void exs_resume_exit(void)

@@ -37,6 +37,11 @@
 #include "mib.h"
 #include "netns.h"
 
+/* how long the join work tries to post a REFUSE while the send queue
+ * is full (exs_share_refuse())
+ */
+#define EXS_REFUSE_WAIT		HZ
+
 struct exs_share_find_arg {
 	int			family;
 	u8			ack_cfg;
@@ -515,13 +520,21 @@ int exs_share_rx_joined(struct exs_conn *rider,
 }
 
 /* REFUSE, on @carrier's QP, what the peer asked for on its channel
- * @chan: a JOIN, or an OPEN for a parked rider.  0, or the send's error.
- * Called under carrier->lock.
+ * @chan: a JOIN, or an OPEN for a parked rider; counted once posted.  0,
+ * or the send's error: the QP is going or moving (the request ends with
+ * it, and the connector connects afresh), or the send queue is full of
+ * the carrier's own requests.  A refusal not sent is lost, and the
+ * connector's deadline ends its wait (it goes to TCP): never a reason
+ * to end the carrier's stream, which did nothing wrong.  Called under
+ * carrier->lock.
  */
 static int __exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 {
-	EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
-	return exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why);
+	int err = exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why);
+
+	if (!err)
+		EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
+	return err;
 }
 
 /* A message (@msg, else a write) for a channel of @carrier's that no
@@ -535,12 +548,13 @@ int exs_share_rx_stray(struct exs_conn *carrier, bool msg, u8 type,
 {
 	if (!carrier->link->chans || !msg || type != EXS_MSG_OPEN)
 		return -EPROTO;
-	return __exs_share_refuse(carrier, cursor, EXS_WIRE_REJ_NOMEM) ?
-	       -ECONNRESET : 0;
+	__exs_share_refuse(carrier, cursor, EXS_WIRE_REJ_NOMEM);
+	return 0;
 }
 
 /* JOIN on the acceptor's @carrier, for the connector's channel @chan:
- * its join work sets the rider up.  Called under carrier->lock.
+ * its join work sets the rider up; refused now when as many wait as the
+ * link has channels.  0, or -EPROTO.  Called under carrier->lock.
  */
 int exs_share_rx_join(struct exs_conn *carrier,
 		      const struct exs_wire_peer *peer, u8 chan)
@@ -559,7 +573,8 @@ int exs_share_rx_join(struct exs_conn *carrier,
 	if (!join || !exs_link_join_add(carrier->link, join)) {
 		why = join ? EXS_WIRE_REJ_BACKLOG : EXS_WIRE_REJ_NOMEM;
 		kfree(join);
-		return __exs_share_refuse(carrier, chan, why) ? -ECONNRESET : 0;
+		__exs_share_refuse(carrier, chan, why);
+		return 0;
 	}
 	refcount_inc(&carrier->ref);
 	if (!queue_work(exs_wq, &carrier->join_work))
@@ -567,22 +582,23 @@ int exs_share_rx_join(struct exs_conn *carrier,
 	return 0;
 }
 
-/* The same, or, unheard (the connector's connect would wait for its
- * deadline), the carrier's own stream reset.  Called under carrier->lock.
+/* The same from the join work, which may wait: a send queue full of the
+ * carrier's writes empties as they complete, so a REFUSE is tried again
+ * for a while (EXS_REFUSE_WAIT) before it is given up.  Process context.
  */
-static void exs_share_refuse_or_reset(struct exs_conn *carrier, u8 chan,
-				      int why)
-{
-	if (__exs_share_refuse(carrier, chan, why) &&
-	    carrier->state == EXS_CONN_ESTABLISHED)
-		__exs_conn_abort(carrier, -ECONNRESET, false);
-}
-
 static void exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 {
-	spin_lock_bh(&carrier->lock);
-	exs_share_refuse_or_reset(carrier, chan, why);
-	spin_unlock_bh(&carrier->lock);
+	unsigned long end = jiffies + EXS_REFUSE_WAIT;
+	int err;
+
+	for (;;) {
+		spin_lock_bh(&carrier->lock);
+		err = __exs_share_refuse(carrier, chan, why);
+		spin_unlock_bh(&carrier->lock);
+		if (err != -EAGAIN || time_after(jiffies, end))
+			break;
+		msleep(20);
+	}
 }
 
 /* REFUSE an OPEN that reached @rider but was meant for the stream its
@@ -594,7 +610,7 @@ void exs_share_refuse_open(struct exs_conn *rider, u8 chan)
 	struct exs_conn *carrier = rider->carrier;
 
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	exs_share_refuse_or_reset(carrier, chan, EXS_WIRE_REJ_NOMEM);
+	__exs_share_refuse(carrier, chan, EXS_WIRE_REJ_NOMEM);
 	spin_unlock(&carrier->lock);
 }
 
@@ -604,8 +620,19 @@ void exs_share_refuse_open(struct exs_conn *rider, u8 chan)
 static void exs_share_accept(struct exs_conn *carrier, struct exs_join *join)
 {
 	struct exs_conn *rider;
+	bool room;
 	int why, err;
 
+	/* none on a link that carries all it may, or is going or moving:
+	 * refused before anything is built for it
+	 */
+	spin_lock_bh(&carrier->lock);
+	room = exs_share_room(carrier);
+	spin_unlock_bh(&carrier->lock);
+	if (!room) {
+		exs_share_refuse(carrier, join->chan, EXS_WIRE_REJ_BACKLOG);
+		return;
+	}
 	rider = exs_conn_alloc(carrier->net, false, NULL, 0, 0);
 	if (!rider) {
 		exs_share_refuse(carrier, join->chan, EXS_WIRE_REJ_NOMEM);
@@ -658,6 +685,7 @@ void exs_share_join_work(struct work_struct *work)
 	int err = -EBUSY;
 
 	if (!carrier) {
+		exs_test_hold_joins();
 		while ((join = exs_link_join_next(conn->link))) {
 			exs_share_accept(conn, join);
 			kfree(join);

@@ -100,7 +100,7 @@ void __exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 		exs_conn_queue_hw(conn);
 }
 
-/* The same, from any context without conn->lock. */
+/* The same, without conn->lock: process context or softirq. */
 void exs_conn_abort(struct exs_conn *conn, int err, bool protocol_error)
 {
 	spin_lock_bh(&conn->lock);
