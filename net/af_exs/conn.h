@@ -58,6 +58,11 @@
 #include "wire.h"
 
 #define EXS_SQ_DEPTH		64	/* send work requests in flight */
+/* ...of which a stream's ring writes leave these to its control messages
+ * (CREDIT, FIN, a REFUSE its link owes a JOIN), which a queue full of
+ * writes would otherwise turn away
+ */
+#define EXS_SQ_CTRL		4
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
 /* A QP that carries other connections (share.c): the send slots it may
  * take, how many connections it carries besides its first, and the

@@ -37,11 +37,6 @@
 #include "mib.h"
 #include "netns.h"
 
-/* how long the join work tries to post a REFUSE while the send queue
- * is full (exs_share_refuse())
- */
-#define EXS_REFUSE_WAIT		HZ
-
 struct exs_share_find_arg {
 	int			family;
 	u8			ack_cfg;
@@ -522,11 +517,12 @@ int exs_share_rx_joined(struct exs_conn *rider,
 /* REFUSE, on @carrier's QP, what the peer asked for on its channel
  * @chan: a JOIN, or an OPEN for a parked rider; counted once posted.  0,
  * or the send's error: the QP is going or moving (the request ends with
- * it, and the connector connects afresh), or the send queue is full of
- * the carrier's own requests.  A refusal not sent is lost, and the
+ * it, and the connector connects afresh), or the send queue is full (a
+ * peer that takes none of its answers: the carrier's ring writes leave
+ * it EXS_SQ_CTRL slots).  A refusal not sent is lost, and the
  * connector's deadline ends its wait (it goes to TCP): never a reason
- * to end the carrier's stream, which did nothing wrong.  Called under
- * carrier->lock.
+ * to end the carrier's stream, which did nothing wrong, nor to wait.
+ * Called under carrier->lock.
  */
 static int __exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 {
@@ -582,23 +578,11 @@ int exs_share_rx_join(struct exs_conn *carrier,
 	return 0;
 }
 
-/* The same from the join work, which may wait: a send queue full of the
- * carrier's writes empties as they complete, so a REFUSE is tried again
- * for a while (EXS_REFUSE_WAIT) before it is given up.  Process context.
- */
 static void exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 {
-	unsigned long end = jiffies + EXS_REFUSE_WAIT;
-	int err;
-
-	for (;;) {
-		spin_lock_bh(&carrier->lock);
-		err = __exs_share_refuse(carrier, chan, why);
-		spin_unlock_bh(&carrier->lock);
-		if (err != -EAGAIN || time_after(jiffies, end))
-			break;
-		msleep(20);
-	}
+	spin_lock_bh(&carrier->lock);
+	__exs_share_refuse(carrier, chan, why);
+	spin_unlock_bh(&carrier->lock);
 }
 
 /* REFUSE an OPEN that reached @rider but was meant for the stream its

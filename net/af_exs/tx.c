@@ -411,10 +411,15 @@ void exs_conn_stalled(struct exs_conn *conn, bool may_resume)
 			    resume ? "moving to a new queue pair" :
 				     "connection timed out");
 	EXS_INC_STATS(conn->net, EXS_MIB_STALLS);
-	if (!may_resume)
+	if (!may_resume) {
+		/* heard if the QP recovers: else the peer's stream, on a
+		 * link that lives on, would never learn
+		 */
+		exs_conn_send_abort(conn);
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
-	else if (!resume)
+	} else if (!resume) {
 		__exs_link_abort(conn, -ETIMEDOUT, false);
+	}
 }
 
 /* Bytes the sender may still copy: bounded by the peer's free ring space
@@ -538,7 +543,7 @@ void exs_conn_tx_push(struct exs_conn *conn)
 			goto fin;
 		}
 		if (conn->sq_head - conn->sq_tail + (first < pending ? 2 : 1) +
-		    !with_imm > EXS_SQ_DEPTH)
+		    !with_imm > EXS_SQ_DEPTH - EXS_SQ_CTRL)
 			return;		/* a completion pushes again */
 		if (low)
 			imm |= EXS_IMM_LOW_WINDOW;
