@@ -45,7 +45,7 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define RING		(64 << 10)
-#define NRECV		16
+#define NRECV		256	/* join-flood's 170 answers, none waiting */
 #define MSGBUF		256	/* bytes of each of 8 send buffers */
 #define MRLEN		(RING + NRECV * 64 + 8 * MSGBUF)
 #define WIRE_READY	1
@@ -674,6 +674,7 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 					rdma_event_str(ev->event), sent);
 				exit(1);
 			}
+			usleep(200);
 			continue;
 		}
 		if (wc.status != IBV_WC_SUCCESS) {
@@ -702,6 +703,12 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 			answered[c]++;
 		post_recv(wc.wr_id);
 	}
+	/* an answer too many would come soon after the last */
+	for (end = time(NULL) + 2; time(NULL) < end; usleep(10000))
+		while (ibv_poll_cq(cq, 1, &wc) > 0)
+			if (wc.status != IBV_WC_SUCCESS ||
+			    wc.opcode == IBV_WC_RECV)
+				bad++;
 	fprintf(stderr, "exs_badpeer: join-flood: %u JOINs, %u JOINED, %u REFUSEd\n",
 		sent, joined, refused);
 	fprintf(stderr, "exs_badpeer: join-flood: %u before the first JOINED, %u for the backlog\n",
@@ -720,12 +727,26 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 			joined, SHARE_RIDERS);
 		exit(1);
 	}
-	if (held && early != NJOIN - held) {
-		fprintf(stderr, "exs_badpeer: join-flood: %u refused while %u waited, not %u\n",
-			early, held, NJOIN - held);
+	/* the link's room, or the JOINs waiting: the backlog either way */
+	if (backlog != refused ||
+	    (held && early != NJOIN - held)) {
+		fprintf(stderr, "exs_badpeer: join-flood: not %u refused for the backlog (%u while %u waited)\n",
+			refused, NJOIN - held, held);
 		exit(1);
 	}
+	/* Our stream's protocol error resets it (ABORT, on channel 0); the
+	 * link stays for the streams it carries, until we disconnect.
+	 */
 	send_msg(99, 0, 8);
+	for (end = time(NULL) + cfg.timeout; !heard_abort && time(NULL) < end;
+	     usleep(10000))
+		poll_abort();
+	if (!heard_abort) {
+		fprintf(stderr, "exs_badpeer: join-flood: no ABORT for our last message\n");
+		exit(1);
+	}
+	rdma_disconnect(id);
+	exit(0);
 }
 
 /* a parked rider's OPEN names its channel, and ours in the cursor */
@@ -1079,7 +1100,7 @@ int main(int argc, char **argv)
 		return 2;
 
 	pd = ibv_alloc_pd(id->verbs);
-	cq = pd ? ibv_create_cq(id->verbs, 64, NULL, NULL, 0) : NULL;
+	cq = pd ? ibv_create_cq(id->verbs, NRECV + 64, NULL, NULL, 0) : NULL;
 	ring = aligned_alloc(4096, MRLEN + 4096);
 	if (!cq || !ring)
 		die("resources");

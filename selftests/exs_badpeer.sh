@@ -19,7 +19,9 @@ port=23100
 exs_tap_begin "AF_EXS against a peer that breaks the protocol"
 exs_loaded || exs_skip_all af_exs "module not loaded"
 exs_rxe_loop exsbp0 $addr || exs_skip_all "malicious peer" "no Soft-RoCE device"
-trap 'exs_rxe_loop_del exsbp0; exs_cleanup' EXIT
+dbg=/sys/kernel/debug/af_exs
+trap '[ -w $dbg/hold_joins_ms ] && echo 0 > $dbg/hold_joins_ms
+      exs_rxe_loop_del exsbp0; exs_cleanup' EXIT
 sysctl -qw net.exs.connect_timeout_ms=30000
 
 # the server, an unmodified program under exs-run: accept every
@@ -106,7 +108,6 @@ sysctl -qw net.exs.connect_timeout_ms=30000
 
 # join-flood's JOINs wait as a flood's would: the acceptor's join work is
 # held 10 s (the module's debugfs), and the 127 a link may hold wait
-dbg=/sys/kernel/debug/af_exs
 while read -r name what; do
 	before_err=$(exs_stat ProtocolErrors)
 	before_rej=$(exs_stat RdmaReject)
