@@ -158,9 +158,9 @@ while read -r name what; do
 			exs_check "$name: the join work was held" \
 				[ "$(cat $dbg/held_joins)" -gt "$held_joins" ]
 		else
-			exs_skip "$name: the join work held" "no $dbg/hold_joins_ms"
+			exs_skip "$name: the join work was held" "no $dbg/hold_joins_ms"
 		fi
-		exs_assert "$name: $shared streams set up (30: a link's room), the others refused (RdmaReject +$rej)" \
+		exs_assert "$name: 30 streams set up (a link's room), the other 140 refused (AcceptShared, RdmaReject)" \
 			"[ $shared -eq 30 ] && [ $((shared + rej)) -eq 170 ]"
 		exs_check "$name: its last message counted as a protocol error" \
 			[ "$err" -ge 1 ] ;;

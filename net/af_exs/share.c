@@ -521,8 +521,9 @@ int exs_share_rx_joined(struct exs_conn *rider,
  * peer that takes none of its answers: the carrier's ring writes leave
  * it EXS_SQ_CTRL slots).  A refusal not sent is lost, and the
  * connector's deadline ends its wait (it goes to TCP): never a reason
- * to end the carrier's stream, which did nothing wrong, nor to wait.
- * Called under carrier->lock.
+ * to end the carrier's stream, which did nothing wrong, nor to wait
+ * (only a post the device fails ends the link, as any would).  Called
+ * under carrier->lock.
  */
 static int __exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 {

@@ -303,13 +303,15 @@ int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type)
 /* A carrier's message for the peer's channel @chan, which no rider of
  * ours has (yet): a JOIN's REFUSE, or the ABORT that answers a JOINED
  * that came too late.  Its own stream may have ended: what counts is
- * that the QP, and the PD with it, are not going.  Called under
- * conn->lock.
+ * that the QP, and the PD with it, are not going, nor moving (a resumed
+ * QP says RESUME first, and may not be ready to send before).  Called
+ * under conn->lock.
  */
 int exs_conn_send_to(struct exs_conn *conn, enum exs_wire_msg_type type,
 		     u8 chan, u32 cursor)
 {
-	if (conn->carrier || conn->qp_closing || !conn->link->qp)
+	if (conn->carrier || conn->resume || conn->qp_closing ||
+	    !conn->link->qp)
 		return -ENOTCONN;
 	exs_wire_build_msg(&conn->tx_msg, type, 0, cursor, chan);
 	return __exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
