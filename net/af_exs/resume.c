@@ -626,14 +626,20 @@ static const struct file_operations exs_fail_qp_fops = {
 static u32 exs_hold_teardown_ms;
 static u32 exs_held_teardowns;	/* ...and how many it held: the case's proof */
 
+/* Sleep *@ms (a minute at most), counted in *@held, if a test set it. */
+static void exs_test_hold(const u32 *ms, u32 *held)
+{
+	u32 wait = READ_ONCE(*ms);
+
+	if (!wait)
+		return;
+	WRITE_ONCE(*held, READ_ONCE(*held) + 1);
+	msleep(min(wait, 60000U));
+}
+
 void exs_test_hold_teardown(void)
 {
-	u32 ms = READ_ONCE(exs_hold_teardown_ms);
-
-	if (!ms)
-		return;
-	WRITE_ONCE(exs_held_teardowns, READ_ONCE(exs_held_teardowns) + 1);
-	msleep(min(ms, 60000U));
+	exs_test_hold(&exs_hold_teardown_ms, &exs_held_teardowns);
 }
 
 /* Tests: /sys/kernel/debug/af_exs/hold_joins_ms holds an acceptor's join
@@ -646,12 +652,7 @@ static u32 exs_held_joins;
 
 void exs_test_hold_joins(void)
 {
-	u32 ms = READ_ONCE(exs_hold_joins_ms);
-
-	if (!ms)
-		return;
-	WRITE_ONCE(exs_held_joins, READ_ONCE(exs_held_joins) + 1);
-	msleep(min(ms, 60000U));
+	exs_test_hold(&exs_hold_joins_ms, &exs_held_joins);
 }
 
 void exs_resume_init(void)
