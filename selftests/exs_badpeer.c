@@ -636,6 +636,10 @@ static void join_dest(uint32_t rkey, uint32_t rlen)
 	send_msg(99, 0, 8);
 }
 
+/* join-flood's own messages; its failures end the case */
+#define flood_say(...)	fprintf(stderr, "exs_badpeer: join-flood: " __VA_ARGS__)
+#define flood_fail(...)	do { flood_say(__VA_ARGS__); exit(1); } while (0)
+
 /* NJOIN JOINs, more than a link has channels, each naming one of ours
  * (its cursor, 1 to 127 in turn), none waiting for its answer.  The
  * server sets up exactly as many streams as its link carries besides
@@ -669,19 +673,15 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 		}
 		if (ibv_poll_cq(cq, 1, &wc) <= 0) {
 			ev = next_event(0);
-			if (ev) {
-				fprintf(stderr, "exs_badpeer: join-flood: %s after %u JOINs\n",
-					rdma_event_str(ev->event), sent);
-				exit(1);
-			}
+			if (ev)
+				flood_fail("%s after %u JOINs\n",
+					   rdma_event_str(ev->event), sent);
 			usleep(200);
 			continue;
 		}
-		if (wc.status != IBV_WC_SUCCESS) {
-			fprintf(stderr, "exs_badpeer: join-flood: completion error %s after %u JOINs\n",
-				ibv_wc_status_str(wc.status), sent);
-			exit(1);
-		}
+		if (wc.status != IBV_WC_SUCCESS)
+			flood_fail("completion error %s after %u JOINs\n",
+				   ibv_wc_status_str(wc.status), sent);
 		if (wc.opcode != IBV_WC_RECV) {
 			acked++;
 			continue;
@@ -696,8 +696,7 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 			backlog += be32toh(m->cursor) == WIRE_REJ_BACKLOG;
 		} else {
 			bad++;
-			fprintf(stderr, "exs_badpeer: join-flood: message %u on channel %u\n",
-				m->type, c);
+			flood_say("message %u on channel %u\n", m->type, c);
 		}
 		if (c < 128)
 			answered[c]++;
@@ -709,31 +708,23 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 			if (wc.status != IBV_WC_SUCCESS ||
 			    wc.opcode == IBV_WC_RECV)
 				bad++;
-	fprintf(stderr, "exs_badpeer: join-flood: %u JOINs, %u JOINED, %u REFUSEd\n",
-		sent, joined, refused);
-	fprintf(stderr, "exs_badpeer: join-flood: %u before the first JOINED, %u for the backlog\n",
-		early, backlog);
+	flood_say("%u JOINs, %u JOINED, %u REFUSEd\n", sent, joined, refused);
+	flood_say("%u before the first JOINED, %u for the backlog\n",
+		  early, backlog);
 	for (c = 1; c < 128; c++)
 		if (answered[c] != asked[c])
 			bad++;
-	if (bad || joined + refused < NJOIN) {
-		fprintf(stderr, "exs_badpeer: join-flood: %s\n",
-			bad ? "answers not one to a JOIN, on its channel" :
-			      "JOINs unanswered");
-		exit(1);
-	}
-	if (joined != SHARE_RIDERS) {
-		fprintf(stderr, "exs_badpeer: join-flood: %u streams set up, not the %u a link carries\n",
-			joined, SHARE_RIDERS);
-		exit(1);
-	}
+	if (bad || joined + refused < NJOIN)
+		flood_fail("%s\n",
+			   bad ? "answers not one to a JOIN, on its channel" :
+				 "JOINs unanswered");
+	if (joined != SHARE_RIDERS)
+		flood_fail("%u streams set up, not the %u a link carries\n",
+			   joined, SHARE_RIDERS);
 	/* the link's room, or the JOINs waiting: the backlog either way */
-	if (backlog != refused ||
-	    (held && early != NJOIN - held)) {
-		fprintf(stderr, "exs_badpeer: join-flood: not %u refused for the backlog (%u while %u waited)\n",
-			refused, NJOIN - held, held);
-		exit(1);
-	}
+	if (backlog != refused || (held && early != NJOIN - held))
+		flood_fail("not %u refused for the backlog (%u while %u waited)\n",
+			   refused, NJOIN - held, held);
 	/* Our stream's protocol error resets it (ABORT, on channel 0); the
 	 * link stays for the streams it carries, until we disconnect.
 	 */
@@ -741,10 +732,8 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 	for (end = time(NULL) + cfg.timeout; !heard_abort && time(NULL) < end;
 	     usleep(10000))
 		poll_abort();
-	if (!heard_abort) {
-		fprintf(stderr, "exs_badpeer: join-flood: no ABORT for our last message\n");
-		exit(1);
-	}
+	if (!heard_abort)
+		flood_fail("no ABORT for our last message\n");
 	rdma_disconnect(id);
 	exit(0);
 }
