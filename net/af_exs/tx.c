@@ -394,7 +394,7 @@ void exs_conn_probe(struct exs_conn *conn)
  * ETIMEDOUT.  Without @may_resume the deadline was the socket's own
  * (TCP_USER_TIMEOUT): it ends this stream alone, as on TCP; the others
  * on its link keep their own watch, stall bound and resume.  A resume
- * that cannot be is the link's end.  Called under conn->lock.
+ * that cannot be made is the link's end.  Called under conn->lock.
  */
 void exs_conn_stalled(struct exs_conn *conn, bool may_resume)
 {
