@@ -69,6 +69,7 @@
 #define WIRE_REQ_VMIN(v)	((v) << 8)
 #define WIRE_REJ_BACKLOG	3	/* a REFUSE's cursor: enum exs_wire_reject */
 #define SHARE_RIDERS	30	/* a shared link's streams past its first (conn.h) */
+#define WIRE_CHAN_MAX	128	/* a link's channels, 0 its first stream's (wire.h) */
 #define NJOIN		170	/* join-flood's JOINs: 43 past the 127 that may wait */
 
 /* the wire structures of net/af_exs/wire.h, big endian: written again
@@ -654,7 +655,7 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 {
 	unsigned int sent = 0, acked = 0, joined = 0, refused = 0;
 	unsigned int early = 0, backlog = 0, bad = 0, c;
-	unsigned int asked[128] = { 0 }, answered[128] = { 0 };
+	unsigned int asked[WIRE_CHAN_MAX] = { 0 }, answered[WIRE_CHAN_MAX] = { 0 };
 	const char *held_env = getenv("EXS_JOINS_HELD");
 	unsigned int held = held_env ? atoi(held_env) : 0;
 	time_t end = time(NULL) + cfg.timeout;
@@ -667,7 +668,7 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 		 * sends complete in order, READY's (before this) first
 		 */
 		while (sent < NJOIN && nsent - acked < 8) {
-			c = sent++ % 127 + 1;
+			c = sent++ % (WIRE_CHAN_MAX - 1) + 1;
 			asked[c]++;
 			send_open_type(WIRE_JOIN, 0, c, mr->rkey);
 		}
@@ -698,7 +699,7 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 			bad++;
 			flood_say("message %u on channel %u\n", m->type, c);
 		}
-		if (c < 128)
+		if (c < WIRE_CHAN_MAX)
 			answered[c]++;
 		post_recv(wc.wr_id);
 	}
@@ -711,7 +712,7 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 	flood_say("%u JOINs, %u JOINED, %u REFUSEd\n", sent, joined, refused);
 	flood_say("%u before the first JOINED, %u for the backlog\n",
 		  early, backlog);
-	for (c = 1; c < 128; c++)
+	for (c = 1; c < WIRE_CHAN_MAX; c++)
 		if (answered[c] != asked[c])
 			bad++;
 	if (bad || joined + refused < NJOIN)
