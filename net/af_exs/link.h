@@ -134,6 +134,13 @@ struct exs_link {
 	u8			nchans;		/* channels counted in */
 	u8			njoins;		/* ...JOINs waiting */
 	struct list_head	joins;		/* JOINs heard, to handle */
+	/* REFUSEs the holder's send queue had no slot for (a burst of
+	 * JOINs answered at once), by the peer's channel: the reason owed,
+	 * 0 for none; sent as its slots complete (share.c).  Under the
+	 * holder's lock.
+	 */
+	u8			refuse_owed[EXS_CHAN_MAX];
+	u8			nrefuse_owed;
 	/* held while a stream is set up in its PD, and while its teardown
 	 * takes the streams' registrations away
 	 */

@@ -515,23 +515,56 @@ int exs_share_rx_joined(struct exs_conn *rider,
 }
 
 /* REFUSE, on @carrier's QP, what the peer asked for on its channel
- * @chan: a JOIN, or an OPEN for a parked rider; counted once posted.  0,
- * or the send's error: the QP is going or moving (the request ends with
- * it, and the connector connects afresh), or the send queue is full (a
- * peer that takes none of its answers: the carrier's ring writes leave
- * it EXS_SQ_CTRL slots).  A refusal not sent is lost, and the
- * connector's deadline ends its wait (it goes to TCP): never a reason
- * to end the carrier's stream, which did nothing wrong, nor to wait
- * (only a post the device fails ends the link, as any would).  Called
+ * @chan: a JOIN, or an OPEN for a parked rider; counted once posted.
+ * With no send slot free (a burst of JOINs answered at once, or the
+ * carrier's ring writes, which leave it EXS_SQ_CTRL slots), the refusal
+ * is owed, one a channel at most, and sent as the carrier's requests
+ * complete (exs_share_refuse_owed()).  On a QP going or moving it is
+ * lost with the request (the connector's deadline ends its wait, and it
+ * goes to TCP): never a reason to end the carrier's stream, which did
+ * nothing wrong, nor to wait (only a post the device fails ends the
+ * link, as any would).  Called under carrier->lock.
+ */
+static void __exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
+{
+	struct exs_link *link = carrier->link;
+	int err;
+
+	if (WARN_ON_ONCE(!chan || chan >= EXS_CHAN_MAX))
+		return;
+	err = exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why);
+	if (!err) {
+		EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
+		return;
+	}
+	if (err == -EAGAIN && !link->refuse_owed[chan]) {
+		link->refuse_owed[chan] = why;
+		link->nrefuse_owed++;
+	}
+}
+
+/* The refusals owed, as a send of @carrier's completed; those a resume
+ * finds are dropped (the peer's JOINs end with its old QP).  Called
  * under carrier->lock.
  */
-static int __exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
+void exs_share_refuse_owed(struct exs_conn *carrier)
 {
-	int err = exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why);
+	struct exs_link *link = carrier->link;
+	u8 chan, why;
+	int err;
 
-	if (!err)
-		EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
-	return err;
+	for (chan = 1; chan < EXS_CHAN_MAX && link->nrefuse_owed; chan++) {
+		why = link->refuse_owed[chan];
+		if (!why)
+			continue;
+		err = exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why);
+		if (err == -EAGAIN)
+			return;		/* at the next completion */
+		if (!err)
+			EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
+		link->refuse_owed[chan] = 0;
+		link->nrefuse_owed--;
+	}
 }
 
 /* A message (@msg, else a write) for a channel of @carrier's that no

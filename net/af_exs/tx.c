@@ -627,6 +627,9 @@ void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	conn->last_acked = conn->last_heard;
 	exs_rtt_sample(conn, div_u64(ktime_get_ns() - slot->posted_ns,
 				     NSEC_PER_USEC));
+	/* a slot for a refusal owed (share.c) */
+	if (conn->link->nrefuse_owed && !conn->carrier)
+		exs_share_refuse_owed(conn);
 	if (conn->fin_sent && conn->sq_head == conn->sq_tail)
 		conn->fin_acked = true;
 	if (conn->park == EXS_PARK_IDLE) {
