@@ -59,8 +59,7 @@
 
 #define EXS_SQ_DEPTH		64	/* send work requests in flight */
 /* ...of which a stream's ring writes leave these to its control messages
- * (CREDIT, FIN, a REFUSE its link owes a JOIN), which a queue full of
- * writes would otherwise turn away
+ * (CREDIT, FIN), which a queue full of writes would otherwise turn away
  */
 #define EXS_SQ_CTRL		4
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
@@ -68,14 +67,15 @@
  * take, how many connections it carries besides its first, and the
  * receives it keeps posted for all of them.  Devices round a queue up
  * to a power of two, rxe after adding a slot of its own, so the
- * connections' EXS_SQ_DEPTH each, the QP's BATCH messages (batch.c) and
- * ib_drain_qp()'s marker stay within it: 31 connections, where 32 would
- * take 4,096 slots (2 MB of rxe's memory a QP).
+ * connections' EXS_SQ_DEPTH each, the QP's BATCH messages (batch.c), the
+ * link's own messages (link_tx.c) and ib_drain_qp()'s marker stay
+ * within it: 31 connections, where 32 would take 4,096 slots (2 MB of
+ * rxe's memory a QP).
  */
 #define EXS_SHARE_SQ_SLOTS	2048
 #define EXS_BATCH_INFLIGHT	8
-#define EXS_SHARE_RIDERS	((EXS_SHARE_SQ_SLOTS - 2 - EXS_BATCH_INFLIGHT) / \
-				 EXS_SQ_DEPTH - 1)
+#define EXS_SHARE_RIDERS	((EXS_SHARE_SQ_SLOTS - 2 - EXS_BATCH_INFLIGHT - \
+				  EXS_LINK_SQ) / EXS_SQ_DEPTH - 1)
 #define EXS_SHARE_RQ_DEPTH	256
 #define EXS_PROBE_INTERVAL	HZ	/* a full peer ring is probed */
 /* A request unacknowledged this long (without TCP_USER_TIMEOUT) means the
@@ -455,6 +455,13 @@ struct exs_conn *exs_link_chan_take(struct exs_link *link, u8 chan);
 void exs_link_fail(struct exs_link *link, int err);
 bool exs_link_join_add(struct exs_link *link, struct exs_join *join);
 struct exs_join *exs_link_join_next(struct exs_link *link);
+/* link_tx.c */
+int exs_link_post(struct exs_link *link, struct ib_send_wr *wr);
+void exs_link_tx_init(struct exs_link *link);
+void exs_link_send_to(struct exs_link *link, enum exs_wire_msg_type type,
+		      u8 chan, u32 cursor);
+void exs_link_refuse(struct exs_link *link, u8 chan, int why);
+void exs_link_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 void exs_link_put(struct exs_link *link);
 void exs_link_qp_shut(struct exs_link *link, bool resume);
 void exs_link_qp_open(struct exs_link *link);
@@ -531,8 +538,6 @@ int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 		       u32 cursor);
 int exs_conn_send_open(struct exs_conn *conn);
 int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type);
-int exs_conn_send_to(struct exs_conn *conn, enum exs_wire_msg_type type,
-		     u8 chan, u32 cursor);
 int exs_conn_send_resume(struct exs_conn *conn);
 void exs_conn_send_abort(struct exs_conn *conn);
 void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
@@ -619,7 +624,6 @@ int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 		   void (*on_connect)(struct exs_conn *conn));
 void exs_share_refused(struct exs_conn *rider);
 void exs_share_refuse_open(struct exs_conn *rider, u8 chan);
-void exs_share_refuse_owed(struct exs_conn *carrier);
 int exs_share_rx_join(struct exs_conn *carrier,
 		      const struct exs_wire_peer *peer, u8 chan);
 int exs_share_rx_joined(struct exs_conn *rider,

@@ -26,6 +26,7 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder, struct net *net,
 	spin_lock_init(&link->lock);
 	link->cm_id = id;
 	link->batch_cqe.done = exs_batch_done;
+	link->ctrl_cqe.done = exs_link_tx_done;
 	INIT_WORK(&link->qp_event_work, exs_link_qp_event_work);
 	INIT_LIST_HEAD(&link->dev_node);
 	INIT_HLIST_NODE(&link->table_node);

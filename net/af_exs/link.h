@@ -48,6 +48,9 @@
 struct exs_conn;
 struct exs_rx_slot;
 
+/* A shared link's send slots for its own messages (link_tx.c) */
+#define EXS_LINK_SQ		8
+
 /* A JOIN the acceptor's link heard, for its join work (share.c). */
 struct exs_join {
 	struct list_head	node;		/* exs_link.joins */
@@ -134,13 +137,6 @@ struct exs_link {
 	u8			nchans;		/* channels counted in */
 	u8			njoins;		/* ...JOINs waiting */
 	struct list_head	joins;		/* JOINs heard, to handle */
-	/* REFUSEs the holder's send queue had no slot for (a burst of
-	 * JOINs answered at once), by the peer's channel: the reason owed,
-	 * 0 for none; sent as its slots complete (share.c).  Under the
-	 * holder's lock.
-	 */
-	u8			refuse_owed[EXS_CHAN_MAX];
-	u8			nrefuse_owed;
 	/* held while a stream is set up in its PD, and while its teardown
 	 * takes the streams' registrations away
 	 */
@@ -150,6 +146,17 @@ struct exs_link {
 						 * on it ends so (its first,
 						 * set once: exs_link_fail())
 						 */
+
+	/* link_tx.c: its own messages, for channels no stream of ours
+	 * has, from send slots of its own (a shared link's); REFUSEs with
+	 * no slot free, owed by the peer's channel (the reason, 0: none).
+	 * Under lock.
+	 */
+	struct exs_wire_msg	ctrl_msg;	/* sent inline: copied */
+	struct ib_cqe		ctrl_cqe;
+	u8			ctrl_inflight;	/* of EXS_LINK_SQ */
+	u8			nrefuse_owed;
+	u8			refuse_owed[EXS_CHAN_MAX];
 
 	/* batch.c: a shared QP's small writes, gathered in a BATCH */
 	void			*batch;		/* EXS_BATCH_MAX bytes */

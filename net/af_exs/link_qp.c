@@ -50,7 +50,8 @@ int exs_link_build(struct exs_link *link)
 
 	link->rq_depth = share ? EXS_SHARE_RQ_DEPTH : EXS_RQ_DEPTH;
 	link->sq_room = share ?
-			EXS_SQ_DEPTH * (EXS_SHARE_RIDERS + 1) + EXS_BATCH_INFLIGHT :
+			EXS_SQ_DEPTH * (EXS_SHARE_RIDERS + 1) + EXS_BATCH_INFLIGHT +
+			EXS_LINK_SQ :
 			EXS_SQ_DEPTH;
 	link->rx_size = share ? EXS_BATCH_MAX : sizeof(union exs_wire_rx);
 	if (share) {
@@ -139,6 +140,7 @@ int exs_link_make_qp(struct exs_link *link, u32 inline_max)
 	 */
 	spin_lock_bh(&link->lock);
 	exs_batch_init(link);
+	exs_link_tx_init(link);
 	spin_unlock_bh(&link->lock);
 
 	for (i = 0; i < link->rq_depth; i++) {

@@ -155,9 +155,6 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	conn->resume = EXS_RESUME_DRAIN;
 	conn->resume_err = err;
 	conn->peer_resumed = false;
-	/* the JOINs they answered end with the old QP (share.c) */
-	memset(conn->link->refuse_owed, 0, sizeof(conn->link->refuse_owed));
-	conn->link->nrefuse_owed = 0;
 	/* nothing more goes to the failed QP, and its flushes are ours;
 	 * nor from any stream on the link, nor a batch until it is over
 	 */

@@ -292,7 +292,7 @@ static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 			struct exs_conn *carrier = rider->carrier;
 
 			spin_lock(&carrier->lock);
-			exs_conn_send_to(carrier, EXS_MSG_ABORT, cursor, 0);
+			exs_link_send_to(carrier->link, EXS_MSG_ABORT, cursor, 0);
 			spin_unlock(&carrier->lock);
 		}
 		return;

@@ -514,59 +514,6 @@ int exs_share_rx_joined(struct exs_conn *rider,
 	return 0;
 }
 
-/* REFUSE, on @carrier's QP, what the peer asked for on its channel
- * @chan: a JOIN, or an OPEN for a parked rider; counted once posted.
- * With no send slot free (a burst of JOINs answered at once, or the
- * carrier's ring writes, which leave it EXS_SQ_CTRL slots), the refusal
- * is owed, one a channel at most, and sent as the carrier's requests
- * complete (exs_share_refuse_owed()).  On a QP going or moving it is
- * lost with the request (the connector's deadline ends its wait, and it
- * goes to TCP): never a reason to end the carrier's stream, which did
- * nothing wrong, nor to wait (only a post the device fails ends the
- * link, as any would).  Called under carrier->lock.
- */
-static void __exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
-{
-	struct exs_link *link = carrier->link;
-	int err;
-
-	if (WARN_ON_ONCE(!chan || chan >= EXS_CHAN_MAX))
-		return;
-	err = exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why);
-	if (!err) {
-		EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
-		return;
-	}
-	if (err == -EAGAIN && !link->refuse_owed[chan]) {
-		link->refuse_owed[chan] = why;
-		link->nrefuse_owed++;
-	}
-}
-
-/* The refusals owed, as a send of @carrier's completed; those a resume
- * finds are dropped (the peer's JOINs end with its old QP).  Called
- * under carrier->lock.
- */
-void exs_share_refuse_owed(struct exs_conn *carrier)
-{
-	struct exs_link *link = carrier->link;
-	u8 chan, why;
-	int err;
-
-	for (chan = 1; chan < EXS_CHAN_MAX && link->nrefuse_owed; chan++) {
-		why = link->refuse_owed[chan];
-		if (!why)
-			continue;
-		err = exs_conn_send_to(carrier, EXS_MSG_REFUSE, chan, why);
-		if (err == -EAGAIN)
-			return;		/* at the next completion */
-		if (!err)
-			EXS_INC_STATS(carrier->net, EXS_MIB_RDMAREJECT);
-		link->refuse_owed[chan] = 0;
-		link->nrefuse_owed--;
-	}
-}
-
 /* A message (@msg, else a write) for a channel of @carrier's that no
  * rider has.  An OPEN for a parked rider we let go (its idle time ran
  * out, the pool was full) is refused, and the connector starts afresh;
@@ -578,7 +525,7 @@ int exs_share_rx_stray(struct exs_conn *carrier, bool msg, u8 type,
 {
 	if (!carrier->link->chans || !msg || type != EXS_MSG_OPEN)
 		return -EPROTO;
-	__exs_share_refuse(carrier, cursor, EXS_WIRE_REJ_NOMEM);
+	exs_link_refuse(carrier->link, cursor, EXS_WIRE_REJ_NOMEM);
 	return 0;
 }
 
@@ -603,7 +550,7 @@ int exs_share_rx_join(struct exs_conn *carrier,
 	if (!join || !exs_link_join_add(carrier->link, join)) {
 		why = join ? EXS_WIRE_REJ_BACKLOG : EXS_WIRE_REJ_NOMEM;
 		kfree(join);
-		__exs_share_refuse(carrier, chan, why);
+		exs_link_refuse(carrier->link, chan, why);
 		return 0;
 	}
 	refcount_inc(&carrier->ref);
@@ -615,7 +562,7 @@ int exs_share_rx_join(struct exs_conn *carrier,
 static void exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 {
 	spin_lock_bh(&carrier->lock);
-	__exs_share_refuse(carrier, chan, why);
+	exs_link_refuse(carrier->link, chan, why);
 	spin_unlock_bh(&carrier->lock);
 }
 
@@ -628,7 +575,7 @@ void exs_share_refuse_open(struct exs_conn *rider, u8 chan)
 	struct exs_conn *carrier = rider->carrier;
 
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	__exs_share_refuse(carrier, chan, EXS_WIRE_REJ_NOMEM);
+	exs_link_refuse(carrier->link, chan, EXS_WIRE_REJ_NOMEM);
 	spin_unlock(&carrier->lock);
 }
 

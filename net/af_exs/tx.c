@@ -88,45 +88,15 @@ unsigned long exs_conn_unacked_since(const struct exs_conn *conn)
 	return conn->last_acked;
 }
 
-/* Nothing may follow ib_drain_qp()'s marker (a completion handler
- * returning credits while the teardown drains, say): its flush would
- * complete after the drain, on a connection about to be freed.  A ring
- * write's bytes count for the link.
- *
- * The link's PD and device, and a stream's send buffer mapping, go only
- * after the teardown set link->closing (or the stream's own qp_closing)
- * under the locks the caller holds: the link's and the stream's.  So a
- * request takes the PD's key, and a write not inline its bytes synced
- * for the device, only here, past that test; before it, a stream that
- * joined the link could find its PD freed or NULL
- * (exs_conn_hw_release()).
+/* A stream's request, on its link's QP (link_tx.c), unless the stream
+ * is closed to it (its own qp_closing: its teardown, its link's resume).
  */
 static int exs_post_qp(struct exs_conn *conn, struct exs_link *link,
 		       struct ib_send_wr *wr)
 {
-	struct ib_sge *sge;
-	int err, i;
-
-	lockdep_assert_held(&link->lock);
-	if (conn->qp_closing || link->closing || !link->qp)
+	if (conn->qp_closing)
 		return -ESHUTDOWN;
-	for (i = 0; i < wr->num_sge; i++) {
-		sge = &wr->sg_list[i];
-		sge->lkey = link->pd->local_dma_lkey;
-		/* not inline: the send buffer's, mapped (tdma) */
-		if (!(wr->send_flags & IB_SEND_INLINE))
-			ib_dma_sync_single_for_device(link->dev->ibdev,
-						      sge->addr, sge->length,
-						      DMA_TO_DEVICE);
-	}
-	/* bytes the QP's batch holds go first (batch.c) */
-	err = exs_batch_post(link);
-	if (!err)
-		err = ib_post_send(link->qp, wr, NULL);
-	if (!err && (wr->opcode == IB_WR_RDMA_WRITE ||
-		     wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM))
-		link->tx_bytes += wr->sg_list->length;
-	return err;
+	return exs_link_post(link, wr);
 }
 
 /* Sends are posted under conn->lock, so a failed post can give back the
@@ -298,24 +268,6 @@ int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type)
 			    &conn->self);
 	return exs_conn_send_buf(conn, &conn->tx_open, sizeof(conn->tx_open),
 				 EXS_TX_CTRL);
-}
-
-/* A carrier's message for the peer's channel @chan, which no rider of
- * ours has (yet): a JOIN's REFUSE, or the ABORT that answers a JOINED
- * that came too late.  Its own stream may have ended: what counts is
- * that the QP, and the PD with it, are not going, nor moving (a resumed
- * QP says RESUME first, and may not be ready to send before).  Called
- * under conn->lock.
- */
-int exs_conn_send_to(struct exs_conn *conn, enum exs_wire_msg_type type,
-		     u8 chan, u32 cursor)
-{
-	if (conn->carrier || conn->resume || conn->qp_closing ||
-	    !conn->link->qp)
-		return -ENOTCONN;
-	exs_wire_build_msg(&conn->tx_msg, type, 0, cursor, chan);
-	return __exs_conn_send_buf(conn, &conn->tx_msg, sizeof(conn->tx_msg),
-				   EXS_TX_CTRL);
 }
 
 /* Say ABORT while the QP still works, so that the peer takes the
@@ -627,9 +579,6 @@ void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	conn->last_acked = conn->last_heard;
 	exs_rtt_sample(conn, div_u64(ktime_get_ns() - slot->posted_ns,
 				     NSEC_PER_USEC));
-	/* a slot for a refusal owed (share.c) */
-	if (conn->link->nrefuse_owed && !conn->carrier)
-		exs_share_refuse_owed(conn);
 	if (conn->fin_sent && conn->sq_head == conn->sq_tail)
 		conn->fin_acked = true;
 	if (conn->park == EXS_PARK_IDLE) {
