@@ -211,7 +211,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 
 	spin_lock_bh(&conn->lock);
 	conn->qp_closing = true;
-	/* no stream on the link posts after this (exs_post_qp()) */
+	/* no stream on the link posts after this (exs_link_post()) */
 	exs_link_qp_shut(link, false);	/* not to resume */
 	abort_sent = conn->abort_sent;
 	spin_unlock_bh(&conn->lock);

@@ -158,7 +158,7 @@ int exs_conn_send_reg(struct exs_conn *conn)
 
 /* A control message of @len bytes at @msg (conn->tx_msg or tx_open),
  * sent inline; -EAGAIN when the send queue is full.  Its key is the
- * PD's, which exs_post_qp() fills in.  Called under conn->lock.
+ * PD's, which exs_link_post() fills in.  Called under conn->lock.
  */
 static int __exs_conn_send_buf(struct exs_conn *conn, const void *msg,
 			       u32 len, enum exs_tx_kind kind)
@@ -438,7 +438,7 @@ static int exs_post_write(struct exs_conn *conn, u32 cursor, u32 len,
 	if (exs_signal_due(!conn->nodelay, slot->seq - conn->sq_signaled,
 			   slot->end - conn->tdone, conn->tsize))
 		wr.wr.send_flags |= IB_SEND_SIGNALED;
-	/* else synced for the device as it is posted (exs_post_qp()) */
+	/* else synced for the device as it is posted (exs_link_post()) */
 	if (len <= conn->inline_max) {
 		sge.addr = (uintptr_t)conn->tbuf + off;
 		wr.wr.send_flags |= IB_SEND_INLINE;
