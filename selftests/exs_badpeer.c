@@ -649,7 +649,8 @@ static void join_dest(uint32_t rkey, uint32_t rlen)
  * exs_badpeer.sh holds it) every JOIN past those is refused before any
  * is JOINED.  Each JOIN gets exactly one answer, on the channel it
  * named, and the link stays up through it all; then a message of no
- * known type ends the case as join-source's does.
+ * known type ends the link, with every stream on it (the server's
+ * disconnect ends the case).
  */
 static void join_flood(uint32_t rkey, uint32_t rlen)
 {
@@ -726,8 +727,9 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 	if (backlog != refused || (held && early != NJOIN - held))
 		flood_fail("not %u refused for the backlog (%u while %u waited)\n",
 			   refused, NJOIN - held, held);
-	/* Our stream's protocol error resets it (ABORT, on channel 0); the
-	 * link stays for the streams it carries, until we disconnect.
+	/* A message the link cannot parse ends the link, not only our first
+	 * stream (ABORT, on channel 0): the 30 streams it carries end with
+	 * it, and the server disconnects.
 	 */
 	send_msg(99, 0, 8);
 	for (end = time(NULL) + cfg.timeout; !heard_abort && time(NULL) < end;
@@ -735,7 +737,8 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 		poll_abort();
 	if (!heard_abort)
 		flood_fail("no ABORT for our last message\n");
-	rdma_disconnect(id);
+	if (await_end(NULL))
+		flood_fail("the link stayed up with its streams\n");
 	exit(0);
 }
 

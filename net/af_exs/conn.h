@@ -541,6 +541,7 @@ int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type);
 int exs_conn_send_resume(struct exs_conn *conn);
 void exs_conn_send_abort(struct exs_conn *conn);
 void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
+void exs_link_reset(struct exs_conn *conn);
 
 /* batch.c */
 void exs_batch_init(struct exs_link *link);

@@ -381,7 +381,7 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	union exs_rx_copy msg;
 	u32 imm = 0, cursor = 0, batch = 0;
 	u8 type = 0, chan = 0;
-	bool link_err = false;
+	bool link_err = false, stream_err = false;
 	int err = 0;
 
 	spin_lock(&conn->lock);
@@ -443,8 +443,10 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			err = exs_rx_msg(conn, &msg.msg, type, cursor);
 	} else if (!err && wc->opcode == IB_WC_RECV) {
 		err = exs_rx_msg(conn, &msg.msg, type, cursor);
+		stream_err = true;
 	} else if (!err && !exs_rx_bytes(conn, imm, NULL)) {
 		err = -EPROTO;
+		stream_err = true;
 	}
 	/* after the stream's reset too, while the QP carries riders; a
 	 * failure is ours, not the peer's: the QP's end
@@ -455,9 +457,17 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		exs_rx_proto_err(conn, type);
 	spin_unlock(&conn->lock);
 
-	/* the peer's reset needs no answer; its protocol error hears one */
+	/* The peer's reset needs no answer; its protocol error hears one.
+	 * One in what the link itself reads (a message it cannot parse, a
+	 * write's length, a BATCH, a channel nobody has) ends the link and
+	 * every stream on it, as a bad message ends an SMC-R link group:
+	 * the peer's kernel is broken, and no stream on it can trust it.
+	 * One in a stream's own message or bytes ends that stream.
+	 */
 	if (link_err)
 		exs_link_abort(conn, -ECONNRESET, false);
+	else if (err == -EPROTO && conn->link->chans && !stream_err)
+		exs_link_reset(conn);
 	else if (err == -EPROTO)
 		exs_conn_reset(conn, true);
 	else if (err)

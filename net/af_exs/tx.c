@@ -300,6 +300,18 @@ void exs_conn_reset(struct exs_conn *conn, bool protocol_error)
 	spin_unlock_bh(&conn->lock);
 }
 
+/* ...and the peer's protocol error in what the link itself reads (rx.c):
+ * every stream on the link ends, its first with the ABORT the peer hears
+ * (the others as their link fails: exs_share_link_failed()).
+ */
+void exs_link_reset(struct exs_conn *conn)
+{
+	spin_lock_bh(&conn->lock);
+	exs_conn_send_abort(conn);
+	__exs_link_abort(conn, -ECONNRESET, true);
+	spin_unlock_bh(&conn->lock);
+}
+
 /* Return credits if they are due.  Called under conn->lock. */
 void exs_conn_credit(struct exs_conn *conn)
 {
