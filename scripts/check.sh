@@ -201,7 +201,8 @@ local_run() {
 		"selftests/exs_local.sh; selftests/exs_fuzz.sh; selftests/exs_badpeer.sh"
 }
 # two_at_a_time JOB...: one-host runs (one emulated CPU each, on a
-# two-core machine), two side by side, in the order given
+# two-core machine), two side by side, in the order given; each JOB a
+# command, words split (wait -n with pids: bash 5.1)
 two_at_a_time() {
 	local job pid pids=() live
 	for job in "$@"; do
@@ -220,8 +221,10 @@ two_at_a_time() {
 }
 
 # KUnit and the debug kernel's runs need its module.
-dk= debug_done=0
+dk= debug_checked=0 debug_done=0
 debug_build() {
+	[ "$debug_checked" = 1 ] && return
+	debug_checked=1
 	wait "$dk_pid" 2>/dev/null
 	dk_rc=$(cat "$results/debug-kernel.rc" 2>/dev/null || echo 1)
 	echo "# debug kernel ready (at $(elapsed) s)"
@@ -270,8 +273,8 @@ done
 # a fresh machine's, a thousand connections at once once ran host a out
 # of memory and the bad link's QEMU stream stopped for good (testing.rst,
 # "The stock kernels").
-echo "# debug kernel"
-[ "$debug_done" = 1 ] || wait "$dk_pid" 2>/dev/null
+[ "$debug_checked" = 1 ] || echo "# debug kernel"
+debug_build
 
 for k in $EXS_KERNELS; do
 	# failed queue pairs (16 MiB each way here, each failure after a
@@ -288,9 +291,9 @@ done
 
 # A fresh machine's debug kernel, built by now, runs last, its two
 # boots side by side, in what is left of the budget.
-if [ "$debug_done" = 0 ]; then
-	debug_build
-	[ -n "$dk" ] && two_at_a_time debug_one debug_two && debug_report
+if [ "$debug_done" = 0 ] && [ -n "$dk" ]; then
+	two_at_a_time debug_one debug_two
+	debug_report
 fi
 
 echo "# results and logs: $results"

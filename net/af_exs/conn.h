@@ -455,17 +455,17 @@ struct exs_conn *exs_link_chan_take(struct exs_link *link, u8 chan);
 void exs_link_fail(struct exs_link *link, int err);
 bool exs_link_join_add(struct exs_link *link, struct exs_join *join);
 struct exs_join *exs_link_join_next(struct exs_link *link);
-/* link_tx.c */
-int exs_link_post(struct exs_link *link, struct ib_send_wr *wr);
-void exs_link_tx_init(struct exs_link *link);
-void exs_link_send_to(struct exs_link *link, enum exs_wire_msg_type type,
-		      u8 chan, u32 cursor);
-void exs_link_refuse(struct exs_link *link, u8 chan, int why);
-void exs_link_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 void exs_link_put(struct exs_link *link);
 void exs_link_qp_shut(struct exs_link *link, bool resume);
 void exs_link_qp_open(struct exs_link *link);
 void exs_link_qp_resumed(struct exs_link *link);
+
+/* link_tx.c */
+int exs_link_post(struct exs_link *link, struct ib_send_wr *wr);
+void exs_link_tx_init(struct exs_link *link);
+void exs_link_abort_chan(struct exs_link *link, u8 chan);
+void exs_link_refuse(struct exs_link *link, u8 chan, int why);
+void exs_link_tx_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* link_event.c */
 void exs_link_set_qp(struct exs_link *link, struct ib_qp *qp);
@@ -541,7 +541,7 @@ int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type);
 int exs_conn_send_resume(struct exs_conn *conn);
 void exs_conn_send_abort(struct exs_conn *conn);
 void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
-void exs_link_reset(struct exs_conn *conn);
+void exs_conn_reset_link(struct exs_conn *conn);
 
 /* batch.c */
 void exs_batch_init(struct exs_link *link);

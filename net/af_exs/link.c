@@ -56,10 +56,11 @@ void exs_link_get(struct exs_link *link)
 	refcount_inc(&link->ref);
 }
 
-/* No request is posted on @link's QP from now (tx.c, batch.c): its
- * holder's teardown or resume, which set its own qp_closing, takes the
- * QP or its PD away after this; a resume (@resume) also holds batches
- * until it is over.  Called under the holder's conn->lock, which has
+/* No request is posted on @link's QP from now (tx.c, batch.c,
+ * link_tx.c): its holder's teardown or resume, which set its own
+ * qp_closing, takes the QP or its PD away after this; a resume
+ * (@resume) also holds batches and the link's own messages until it is
+ * over.  Called under the holder's conn->lock, which has
  * BHs off: the link's lock is taken plainly.
  */
 void exs_link_qp_shut(struct exs_link *link, bool resume)

@@ -20,10 +20,12 @@
  * in process context, completions in softirq, and a QP event only
  * queues its work).  It guards
  * what every stream posting on the QP shares: closing and resuming, the
- * batch, tx_bytes; and the channel table (chans, each stream's
+ * batch, tx_bytes, the link's own send slots and the refusals it owes;
+ * and the channel table (chans, each stream's
  * counted_out, the JOINs heard; nchans, read without it as a hint).  A
  * stream posts under it and its own lock, whichever stream built the
- * link (tx.c, batch.c).  The verbs objects are set before anyone else
+ * link (tx.c, batch.c, link_tx.c); the link's own messages, under it and
+ * the holder's (link_tx.c).  The verbs objects are set before anyone else
  * posts on them, and taken away by the teardown (teardown.c) or a
  * resume (resume.c) only after closing was set under it, in the same
  * section of the holder's lock as its qp_closing.  The holder's lock
@@ -150,7 +152,7 @@ struct exs_link {
 	/* link_tx.c: its own messages, for channels no stream of ours
 	 * has, from send slots of its own (a shared link's); REFUSEs with
 	 * no slot free, owed by the peer's channel (the reason, 0: none).
-	 * Under lock.
+	 * Under lock (ctrl_cqe: set at the allocation).
 	 */
 	struct exs_wire_msg	ctrl_msg;	/* sent inline: copied */
 	struct ib_cqe		ctrl_cqe;

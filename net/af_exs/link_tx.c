@@ -26,7 +26,9 @@
  * request takes the PD's key, and a write not inline its bytes synced
  * for the device, only here, past that test; before it, a stream that
  * joined the link could find its PD freed or NULL
- * (exs_conn_hw_release()).  Called under link->lock.
+ * (exs_conn_hw_release()).  The caller checked its stream's own
+ * qp_closing (tx.c; the link's own messages check the link's only).
+ * Called under link->lock.
  */
 int exs_link_post(struct exs_link *link, struct ib_send_wr *wr)
 {
@@ -111,17 +113,18 @@ static void exs_link_post_failed(struct exs_link *link, int err)
 		__exs_link_abort(link->holder, -ECONNRESET, false);
 }
 
-/* @link's message @type for the peer's channel @chan (ABORT); lost when
- * no slot is free.  Called under the holder's lock.
+/* ABORT the stream on the peer's channel @chan, a JOINED come after our
+ * connect gave up on it; lost when no slot is free: the peer's stream
+ * then waits, unused, until its own end (it holds no slot of ours).
+ * Called under the holder's lock.
  */
-void exs_link_send_to(struct exs_link *link, enum exs_wire_msg_type type,
-		      u8 chan, u32 cursor)
+void exs_link_abort_chan(struct exs_link *link, u8 chan)
 {
 	int err;
 
 	lockdep_assert_held(&link->holder->lock);
 	spin_lock(&link->lock);
-	err = exs_link_post_msg(link, type, chan, cursor);
+	err = exs_link_post_msg(link, EXS_MSG_ABORT, chan, 0);
 	spin_unlock(&link->lock);
 	exs_link_post_failed(link, err);
 }
@@ -153,6 +156,7 @@ static int exs_link_pay_owed(struct exs_link *link)
 	int err;
 	u8 chan;
 
+	lockdep_assert_held(&link->lock);
 	for (chan = 1; chan < EXS_CHAN_MAX && link->nrefuse_owed; chan++) {
 		if (!link->refuse_owed[chan])
 			continue;
@@ -180,7 +184,10 @@ void exs_link_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock(&holder->lock);
 	spin_lock(&link->lock);
-	/* an old QP's flush may come after the new one's init */
+	/* a resume drains the old QP before it builds the new one
+	 * (resume.c), so no flush of the old comes after the new one's
+	 * init; counted down never below 0 all the same
+	 */
 	if (link->ctrl_inflight)
 		link->ctrl_inflight--;
 	if (wc->status == IB_WC_SUCCESS)

@@ -292,7 +292,7 @@ static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 			struct exs_conn *carrier = rider->carrier;
 
 			spin_lock(&carrier->lock);
-			exs_link_send_to(carrier->link, EXS_MSG_ABORT, cursor, 0);
+			exs_link_abort_chan(carrier->link, cursor);
 			spin_unlock(&carrier->lock);
 		}
 		return;
@@ -381,7 +381,7 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	union exs_rx_copy msg;
 	u32 imm = 0, cursor = 0, batch = 0;
 	u8 type = 0, chan = 0;
-	bool link_err = false, stream_err = false;
+	bool repost_failed = false, stream_err = false;
 	int err = 0;
 
 	spin_lock(&conn->lock);
@@ -443,7 +443,7 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 			err = exs_rx_msg(conn, &msg.msg, type, cursor);
 	} else if (!err && wc->opcode == IB_WC_RECV) {
 		err = exs_rx_msg(conn, &msg.msg, type, cursor);
-		stream_err = true;
+		stream_err = type != EXS_MSG_JOIN;
 	} else if (!err && !exs_rx_bytes(conn, imm, NULL)) {
 		err = -EPROTO;
 		stream_err = true;
@@ -452,32 +452,33 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * failure is ours, not the peer's: the QP's end
 	 */
 	if ((!err || exs_conn_carries(conn)) && exs_conn_post_recv(conn, slot))
-		link_err = true;
+		repost_failed = true;
 	if (err == -EPROTO)
 		exs_rx_proto_err(conn, type);
 	spin_unlock(&conn->lock);
 
 	/* The peer's reset needs no answer; its protocol error hears one.
 	 * One in what the link itself reads (a message it cannot parse, a
-	 * write's length, a BATCH, a channel nobody has) ends the link and
+	 * write's length, a BATCH, a channel nobody has, a JOIN, a RESUME
+	 * once its first stream ended) ends the link and
 	 * every stream on it, as a bad message ends an SMC-R link group:
 	 * the peer's kernel is broken, and no stream on it can trust it.
 	 * One in a stream's own message or bytes ends that stream.
 	 */
-	if (link_err)
+	if (repost_failed)
 		exs_link_abort(conn, -ECONNRESET, false);
 	else if (err == -EPROTO && conn->link->chans && !stream_err)
-		exs_link_reset(conn);
+		exs_conn_reset_link(conn);
 	else if (err == -EPROTO)
 		exs_conn_reset(conn, true);
 	else if (err)
 		exs_conn_abort(conn, -ECONNRESET, false);
 	if (rider) {
-		if (!err && !link_err)
+		if (!err && !repost_failed)
 			exs_rx_rider(rider, wc->opcode, &msg.msg, type, cursor,
 				     imm, NULL);
 		exs_conn_put(rider);
 	}
-	if (batch && !err && !link_err)
+	if (batch && !err && !repost_failed)
 		exs_rx_batch_riders(conn, msg.raw, batch);
 }

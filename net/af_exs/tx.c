@@ -88,17 +88,6 @@ unsigned long exs_conn_unacked_since(const struct exs_conn *conn)
 	return conn->last_acked;
 }
 
-/* A stream's request, on its link's QP (link_tx.c), unless the stream
- * is closed to it (its own qp_closing: its teardown, its link's resume).
- */
-static int exs_post_qp(struct exs_conn *conn, struct exs_link *link,
-		       struct ib_send_wr *wr)
-{
-	if (conn->qp_closing)
-		return -ESHUTDOWN;
-	return exs_link_post(link, wr);
-}
-
 /* Sends are posted under conn->lock, so a failed post can give back the
  * slot it just took, and under the link's, which every stream on it
  * takes to post, whichever built it: the link's teardown and resume take
@@ -109,8 +98,11 @@ static int exs_post_send(struct exs_conn *conn, struct ib_send_wr *wr)
 	struct exs_link *link = conn->link;
 	int err;
 
+	/* unless the stream is closed to its link's QP (its teardown, its
+	 * link's resume): link_tx.c checks the link
+	 */
 	spin_lock(&link->lock);
-	err = exs_post_qp(conn, link, wr);
+	err = conn->qp_closing ? -ESHUTDOWN : exs_link_post(link, wr);
 	spin_unlock(&link->lock);
 	if (err == -ESHUTDOWN) {
 		conn->sq_head--;
@@ -304,7 +296,7 @@ void exs_conn_reset(struct exs_conn *conn, bool protocol_error)
  * every stream on the link ends, its first with the ABORT the peer hears
  * (the others as their link fails: exs_share_link_failed()).
  */
-void exs_link_reset(struct exs_conn *conn)
+void exs_conn_reset_link(struct exs_conn *conn)
 {
 	spin_lock_bh(&conn->lock);
 	exs_conn_send_abort(conn);
