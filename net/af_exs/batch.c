@@ -134,14 +134,7 @@ void exs_batch_done(struct ib_cq *cq, struct ib_wc *wc)
 			err = exs_batch_post(link);
 	}
 	spin_unlock(&link->lock);
-	if (wc->status != IB_WC_SUCCESS) {
-		exs_conn_wc_failed(holder, wc, false);
-	} else {
-		holder->last_heard = jiffies;	/* the peer's device acked it */
-		holder->last_acked = holder->last_heard;
-		if (err)
-			__exs_link_abort(holder, -ECONNRESET, false);
-	}
+	exs_link_req_done(link, wc, err);
 	spin_unlock(&holder->lock);
 }
 

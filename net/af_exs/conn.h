@@ -466,6 +466,8 @@ void exs_link_tx_init(struct exs_link *link);
 void exs_link_abort_chan(struct exs_link *link, u8 chan);
 void exs_link_refuse(struct exs_link *link, u8 chan, int why);
 void exs_link_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+void exs_link_req_done(struct exs_link *link, const struct ib_wc *wc,
+		       int err);
 
 /* link_event.c */
 void exs_link_set_qp(struct exs_link *link, struct ib_qp *qp);

@@ -172,6 +172,27 @@ static int exs_link_pay_owed(struct exs_link *link)
 	return 0;
 }
 
+/* A request of the link's own (a message, a BATCH: batch.c) completed:
+ * flushed with its QP, which the holder resumes or ends as for a request
+ * of its own; or acked, the peer there, and @err the error of a post its
+ * handler made, which ends the link.  Called under the holder's lock.
+ */
+void exs_link_req_done(struct exs_link *link, const struct ib_wc *wc,
+		       int err)
+{
+	struct exs_conn *holder = link->holder;
+
+	lockdep_assert_held(&holder->lock);
+	if (wc->status != IB_WC_SUCCESS) {
+		exs_conn_wc_failed(holder, wc, false);
+		return;
+	}
+	holder->last_heard = jiffies;	/* the peer's device acked it */
+	holder->last_acked = holder->last_heard;
+	if (err)
+		__exs_link_abort(holder, -ECONNRESET, false);
+}
+
 /* One of the link's messages completed: acked, or flushed with its QP
  * (which the holder resumes or ends, as for any request of its own).
  */
@@ -193,11 +214,6 @@ void exs_link_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status == IB_WC_SUCCESS)
 		err = exs_link_pay_owed(link);
 	spin_unlock(&link->lock);
-	if (wc->status != IB_WC_SUCCESS) {
-		exs_conn_wc_failed(holder, wc, false);
-	} else {
-		holder->last_heard = jiffies;	/* the peer's device acked it */
-		exs_link_post_failed(link, err);
-	}
+	exs_link_req_done(link, wc, err);
 	spin_unlock(&holder->lock);
 }
