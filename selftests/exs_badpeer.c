@@ -17,7 +17,10 @@
  * goes (exit 0: no REJ came meanwhile).  A fourth, "hog", connects
  * claiming a 1 MiB ring, which its server mirrors in a send buffer, says
  * "up" there and holds the connection until the file goes; exit 3 when
- * the server refused it (its ring memory limits: mem.c).
+ * the server refused it (its ring memory limits: mem.c).  A fifth,
+ * "join-stall", lets none of its server's sends through while it JOINs
+ * and ABORTs streams its server writes to (the server says in the file
+ * when it has written to one).
  *
  * REQ cases must be rejected (RDMA_CM_EVENT_REJECTED).  The others connect
  * as a correct client would (REQ, READY), then misbehave; the server must
@@ -68,7 +71,7 @@
 #define WIRE_VERSION_MIN	3
 #define WIRE_REQ_VMIN(v)	((v) << 8)
 #define WIRE_REJ_BACKLOG	3	/* a REFUSE's cursor: enum exs_wire_reject */
-#define SHARE_RIDERS	30	/* a shared link's streams past its first (conn.h) */
+#define SHARE_RIDERS	30	/* a shared link's streams past its first (link_sq.h) */
 #define WIRE_CHAN_MAX	128	/* a link's channels, 0 its first stream's (wire.h) */
 #define NJOIN		170	/* join-flood's JOINs: 43 past the 127 that may wait */
 
@@ -641,6 +644,31 @@ static void join_dest(uint32_t rkey, uint32_t rlen)
 #define flood_say(...)	fprintf(stderr, "exs_badpeer: join-flood: " __VA_ARGS__)
 #define flood_fail(...)	do { flood_say(__VA_ARGS__); exit(1); } while (0)
 
+/* A message the link cannot parse ends the link, not only our first
+ * stream (ABORT, on channel 0): the streams it carries end with it, and
+ * the server disconnects.  Exits: 0 when it did.
+ */
+static void end_link(const char *who)
+{
+	time_t end;
+
+	send_msg(99, 0, 8);
+	for (end = time(NULL) + cfg.timeout; !heard_abort && time(NULL) < end;
+	     usleep(10000))
+		poll_abort();
+	if (!heard_abort) {
+		fprintf(stderr, "exs_badpeer: %s: no ABORT for our last message\n",
+			who);
+		exit(1);
+	}
+	if (await_end(NULL)) {
+		fprintf(stderr, "exs_badpeer: %s: the link stayed up with its streams\n",
+			who);
+		exit(1);
+	}
+	exit(0);
+}
+
 /* NJOIN JOINs, more than a link has channels, each naming one of ours
  * (its cursor, 1 to 127 in turn), none waiting for its answer.  The
  * server sets up exactly as many streams as its link carries besides
@@ -727,18 +755,132 @@ static void join_flood(uint32_t rkey, uint32_t rlen)
 	if (backlog != refused || (held && early != NJOIN - held))
 		flood_fail("not %u refused for the backlog (%u while %u waited)\n",
 			   refused, NJOIN - held, held);
-	/* A message the link cannot parse ends the link, not only our first
-	 * stream (ABORT, on channel 0): the 30 streams it carries end with
-	 * it, and the server disconnects.
-	 */
-	send_msg(99, 0, 8);
-	for (end = time(NULL) + cfg.timeout; !heard_abort && time(NULL) < end;
-	     usleep(10000))
-		poll_abort();
-	if (!heard_abort)
-		flood_fail("no ABORT for our last message\n");
-	if (await_end(NULL))
-		flood_fail("the link stayed up with its streams\n");
+	/* the 30 streams it carries end with the link */
+	end_link("join-flood");
+}
+
+/* The counter @name of this host's AF_EXS (/proc/net/exs_stat): the
+ * server is on this host, and join-stall paces itself by it.
+ */
+static unsigned long long host_stat(const char *name)
+{
+	unsigned long long val = 0, v;
+	char key[64];
+	FILE *f = fopen("/proc/net/exs_stat", "r");
+
+	if (!f)
+		die("/proc/net/exs_stat");
+	while (fscanf(f, "%63s %llu", key, &v) == 2)
+		if (!strcmp(key, name))
+			val = v;
+	fclose(f);
+	return val;
+}
+
+/* the lines in @path: the streams the server has written to */
+static unsigned int lines_in(const char *path)
+{
+	unsigned int n = 0;
+	FILE *f = fopen(path, "r");
+	int ch;
+
+	if (!f)
+		return 0;
+	while ((ch = fgetc(f)) != EOF)
+		n += ch == '\n';
+	fclose(f);
+	return n;
+}
+
+#define stall_say(...)	fprintf(stderr, "exs_badpeer: join-stall: " __VA_ARGS__)
+#define stall_fail(...)	do { stall_say(__VA_ARGS__); exit(1); } while (0)
+
+static unsigned int stall_acked;	/* of our sends */
+
+/* The completions that came: our sends' counted, the server's messages
+ * used up (their receives never posted again).
+ */
+static void stall_poll(void)
+{
+	struct ibv_wc wc;
+
+	while (ibv_poll_cq(cq, 1, &wc) > 0) {
+		if (wc.status != IBV_WC_SUCCESS)
+			stall_fail("completion error %s\n",
+				   ibv_wc_status_str(wc.status));
+		if (wc.opcode != IBV_WC_RECV &&
+		    wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM)
+			stall_acked++;
+	}
+}
+
+/* until @cond (polling our completions meanwhile), or -t seconds */
+#define stall_until(cond) ({					\
+	time_t __end = time(NULL) + cfg.timeout;			\
+	bool __met;							\
+									\
+	while (!(__met = (cond)) && time(NULL) < __end) {		\
+		stall_poll();						\
+		usleep(10000);						\
+	}								\
+	__met;								\
+})
+
+/* "join-stall": a peer that lets nothing through.  It posts no more
+ * receives, so once those it had are used every send on the server's
+ * link waits at its head (RNR), and JOINs streams its server (-p: one
+ * that writes 60 KiB to each but the first in 1 KiB sends, then resets
+ * it, SO_LINGER 0, and says so in -k's file) writes to: the server's
+ * streams leave with their sends in flight, which count against the
+ * link's send queue.  Once they would leave a stream no room, the next
+ * JOIN must be refused (the host's RdmaReject says when, read here to
+ * end the flood): the queue once overflowed, and the link's post failed.
+ */
+static void join_stall(uint32_t rkey, uint32_t rlen)
+{
+	unsigned long long rej = host_stat("RdmaReject"), shared;
+	unsigned int c;
+
+	for (c = 1; c < WIRE_CHAN_MAX; c++) {
+		shared = host_stat("AcceptShared");
+		/* a send buffer of our 8 free (sends complete in order) */
+		if (!stall_until(nsent - stall_acked < 8))
+			stall_fail("our sends stopped completing\n");
+		send_open_type(WIRE_JOIN, 0, c, mr->rkey);
+		if (!stall_until(host_stat("AcceptShared") != shared ||
+				 host_stat("RdmaReject") != rej))
+			stall_fail("JOIN %u neither set up nor refused\n", c);
+		if (host_stat("RdmaReject") != rej)
+			break;
+		/* its writes posted, and its reset (the first stream's
+		 * line too)
+		 */
+		if (!stall_until(lines_in(cfg.keyfile) >= c + 1))
+			stall_fail("the server never wrote to stream %u\n", c);
+	}
+	if (c == WIRE_CHAN_MAX)
+		stall_fail("no JOIN refused with %u streams' sends stuck\n",
+			   c - 1);
+	stall_say("%u streams set up and left, JOIN %u refused\n", c - 1, c);
+	rdma_disconnect(id);
+	exit(0);
+}
+
+/* "stray-link-only": our first stream reset (ABORT), the server's end of
+ * the link kept for the stream JOINed on it; then a message for a
+ * channel nobody has, an error in the link's own framing, ends the link
+ * all the same (no ABORT: its first stream is gone), and counts.
+ */
+static void stray_link_only(uint32_t rkey, uint32_t rlen)
+{
+	send_open_type(WIRE_JOIN, 0, 1, mr->rkey);
+	await_msg(WIRE_JOINED);
+	send_msg(WIRE_ABORT, 0, 8);
+	send_msg_to(WIRE_CREDIT, WIRE_CHAN_MAX - 1, 0, 8);
+	if (await_end(NULL)) {
+		fprintf(stderr, "exs_badpeer: stray-link-only: the link stayed up\n");
+		exit(1);
+	}
 	exit(0);
 }
 
@@ -988,6 +1130,8 @@ static const struct bad_case cases[] = {
 	    "a JOIN for a listener bound to 127.0.0.1, claiming that destination"),
 	SHR("join-flood", join_flood,
 	    "170 JOINs, more than a link has channels, none waiting for its answer"),
+	SHR("stray-link-only", stray_link_only,
+	    "a CREDIT to a channel nobody has, once the link's first stream was reset"),
 	SHR("batch-chan", batch_chan, "a BATCH with bytes for a channel nobody has"),
 	SHR("batch-count", batch_count, "a BATCH of fewer records than it says"),
 	SHR("batch-after-fin", batch_after_fin, "a BATCH after FIN"),
@@ -1009,6 +1153,9 @@ static const struct bad_case cases[] = {
 	{ .name = "hog", .what = "a connection claiming a 1 MiB ring, held open",
 	  .req = req_ring_big, .run = hog, .keyfile = true,
 	  .may_reject = true },
+	{ .name = "join-stall",
+	  .what = "JOINs of streams written to and reset, with nothing let through",
+	  .run = join_stall, .keyfile = true, .share = true },
 };
 
 static const struct bad_case *find_case(const char *name)

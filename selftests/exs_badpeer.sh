@@ -179,6 +179,50 @@ while read -r name what; do
 	esac
 done < <(exs_badpeer -l)
 
+# A peer that lets nothing through (join-stall) against a server that
+# writes 60 KiB to each stream but the first in 1 KiB sends (Nagle off),
+# resets it (SO_LINGER 0) and says so in a file: the streams it JOINs
+# leave with their sends stuck, and once those would leave a stream no
+# room on the link's send queue, its JOIN is refused.
+stall_file=$EXS_TMP/stall-writes
+exs_bg exs-run python3 -c '
+import socket, struct, sys, threading
+l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind((sys.argv[1], int(sys.argv[2])))
+l.listen(64)
+def wrote():
+    with open(sys.argv[3], "a") as f:
+        print("wrote", file=f)
+def serve(c):
+    try:
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for _ in range(60):
+            c.sendall(b"w" * 1024)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                     struct.pack("ii", 1, 0))
+    except OSError:
+        pass
+    c.close()
+    wrote()
+first, _ = l.accept()	# the first stream of the link stays, unused
+wrote()
+while True:
+    c, _ = l.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+' $addr $((port + 3)) "$stall_file"
+stall_server=${EXS_PIDS[-1]}
+exs_wait_listen $((port + 3)) 30
+before_rej=$(exs_stat RdmaReject)
+before_mem=$(exs_stat RingMemRefused)
+exs_run "JOINs of streams written to and reset, with nothing let through (join-stall): refused once their sends would fill the link's queue" \
+	exs_badpeer -a $addr -p $((port + 3)) -c join-stall -k "$stall_file" -t 60
+rej=$(($(exs_stat RdmaReject) - before_rej))
+exs_assert "join-stall: the refusal counted (RdmaReject +$rej), not for ring memory" \
+	"[ $rej -ge 1 ] && [ $(exs_stat RingMemRefused) = $before_mem ]"
+kill "$stall_server"
+wait "$stall_server" 2>/dev/null
+
 # A peer reaches its own connection's ring only: a write into another
 # connection's ring, with the very key the server gave that one, is
 # refused by the device (each connection has a protection domain of its

@@ -21,7 +21,7 @@ if ! insmod "$ko"; then
 	exs_tap_end
 	exit $KSFT_FAIL
 fi
-for suite in af_exs af_exs_ring af_exs_wire af_exs_map af_exs_watch af_exs_wc af_exs_urg; do
+for suite in af_exs af_exs_ring af_exs_wire af_exs_map af_exs_watch af_exs_wc af_exs_urg af_exs_link_sq; do
 	results=/sys/kernel/debug/kunit/$suite/results
 	if [ ! -r "$results" ]; then
 		exs_fail "the $suite suite ran" "no $results"

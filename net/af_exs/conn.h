@@ -57,25 +57,8 @@
 #include "urg.h"
 #include "wire.h"
 
-#define EXS_SQ_DEPTH		64	/* send work requests in flight */
-/* ...of which a stream's ring writes leave these to its control messages
- * (CREDIT, FIN), which a queue full of writes would otherwise turn away
- */
-#define EXS_SQ_CTRL		4
 #define EXS_RQ_DEPTH		64	/* receives posted; reposted at once */
-/* A QP that carries other connections (share.c): the send slots it may
- * take, how many connections it carries besides its first, and the
- * receives it keeps posted for all of them.  Devices round a queue up
- * to a power of two, rxe after adding a slot of its own, so the
- * connections' EXS_SQ_DEPTH each, the QP's BATCH messages (batch.c), the
- * link's own messages (link_tx.c) and ib_drain_qp()'s marker stay
- * within it: 31 connections, where 32 would take 4,096 slots (2 MB of
- * rxe's memory a QP).
- */
-#define EXS_SHARE_SQ_SLOTS	2048
-#define EXS_BATCH_INFLIGHT	8
-#define EXS_SHARE_RIDERS	((EXS_SHARE_SQ_SLOTS - 2 - EXS_BATCH_INFLIGHT - \
-				  EXS_LINK_SQ) / EXS_SQ_DEPTH - 1)
+/* A shared QP's receives, kept posted for every stream on it */
 #define EXS_SHARE_RQ_DEPTH	256
 #define EXS_PROBE_INTERVAL	HZ	/* a full peer ring is probed */
 /* A request unacknowledged this long (without TCP_USER_TIMEOUT) means the
@@ -383,6 +366,10 @@ struct exs_conn {
 	bool			counted_out;	/* a rider no longer in its
 						 * link's nchans (link->lock)
 						 */
+	u8			quiet_sq;	/* ...its requests in flight
+						 * then, in the link's
+						 * quiet_sq (link->lock)
+						 */
 	struct work_struct	join_work;
 	struct exs_wire_peer	joined;		/* a rider's JOINED, for it */
 	union {				/* scratch, sent inline */
@@ -443,6 +430,7 @@ void exs_link_set_peer(struct exs_link *link, const struct in6_addr *node,
 		       u8 family, bool passive, bool shared);
 void exs_link_get(struct exs_link *link);
 int exs_link_chan_add(struct exs_link *link, struct exs_conn *conn);
+void exs_link_quiet_done(struct exs_link *link, struct exs_conn *conn);
 struct exs_conn *exs_link_chan_get(struct exs_link *link, u8 chan);
 bool exs_link_chan_used(struct exs_link *link, u8 chan);
 bool exs_link_each_chan(struct exs_link *link,

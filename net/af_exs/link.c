@@ -118,7 +118,8 @@ int exs_link_chan_add(struct exs_link *link, struct exs_conn *conn)
 		return -EBUSY;
 	spin_lock_bh(&link->lock);
 	/* none free while it carries all it may */
-	chan = link->nchans < EXS_SHARE_RIDERS ? 1 : EXS_CHAN_MAX;
+	chan = exs_link_sq_fits(link->nchans, link->quiet_sq) ?
+	       1 : EXS_CHAN_MAX;
 	for (; chan < EXS_CHAN_MAX; chan++) {
 		if (link->chans[chan])
 			continue;
@@ -181,32 +182,68 @@ bool exs_link_each_chan(struct exs_link *link,
 	return stop;
 }
 
-/* Under the link's lock: @conn out of the count, if it was in it. */
-static bool __exs_link_count_out(struct exs_link *link, struct exs_conn *conn)
+/* Under the link's lock: @conn out of the count, if it was in it, its
+ * @inflight requests (still to complete) in the link's quiet_sq.
+ */
+static bool __exs_link_count_out(struct exs_link *link, struct exs_conn *conn,
+				 u32 inflight)
 {
 	lockdep_assert_held(&link->lock);
 	if (!conn || conn->counted_out)
 		return false;
 	conn->counted_out = true;
+	WRITE_ONCE(conn->quiet_sq, inflight);
+	WRITE_ONCE(link->quiet_sq, link->quiet_sq + inflight);
 	WRITE_ONCE(link->nchans, link->nchans - 1);
 	return true;
 }
 
-/* @conn, on its channel of @link's, posts no more: out of the count.
- * The streams still counted, or -ENOENT when @conn was not.
+/* Under the link's lock: @conn's requests counted quiet, but @inflight,
+ * have completed (or gone with their QP).
+ */
+static void __exs_link_quiet_done(struct exs_link *link,
+				  struct exs_conn *conn, u32 inflight)
+{
+	lockdep_assert_held(&link->lock);
+	if (inflight >= conn->quiet_sq)
+		return;
+	WRITE_ONCE(link->quiet_sq, link->quiet_sq - conn->quiet_sq + inflight);
+	WRITE_ONCE(conn->quiet_sq, inflight);
+}
+
+/* @conn, on its channel of @link's, posts no more: out of the count,
+ * its requests in flight counted against the link until they complete
+ * (link_sq.h).  The streams still counted, or -ENOENT when @conn was
+ * not.  Called under conn->lock.
  */
 int exs_link_chan_count_out(struct exs_link *link, struct exs_conn *conn)
 {
 	struct exs_conn **slot = exs_link_chan(link, conn->chan);
 	int left = -ENOENT;
 
+	lockdep_assert_held(&conn->lock);
 	if (!slot)
 		return -ENOENT;
 	spin_lock_bh(&link->lock);
-	if (*slot == conn && __exs_link_count_out(link, conn))
+	if (*slot == conn &&
+	    __exs_link_count_out(link, conn, conn->sq_head - conn->sq_tail))
 		left = link->nchans;
 	spin_unlock_bh(&link->lock);
 	return left;
+}
+
+/* @conn's requests completed as far as its sq_tail says (or it starts
+ * over on a new QP): those of them counted quiet no longer count.
+ * Called under conn->lock.
+ */
+void exs_link_quiet_done(struct exs_link *link, struct exs_conn *conn)
+{
+	lockdep_assert_held(&conn->lock);
+	if (!READ_ONCE(conn->quiet_sq))
+		return;
+	spin_lock(&link->lock);
+	__exs_link_quiet_done(link, conn, conn->sq_head - conn->sq_tail);
+	spin_unlock(&link->lock);
 }
 
 /* ...and, parked and taken again, back in it while there is room: true
@@ -220,8 +257,11 @@ bool exs_link_chan_count_in(struct exs_link *link, struct exs_conn *conn)
 	if (!slot)
 		return false;
 	spin_lock_bh(&link->lock);
+	/* its own requests in flight are within its EXS_SQ_DEPTH again */
 	if (*slot == conn && conn->counted_out &&
-	    link->nchans < EXS_SHARE_RIDERS) {
+	    exs_link_sq_fits(link->nchans,
+			     link->quiet_sq - conn->quiet_sq)) {
+		__exs_link_quiet_done(link, conn, 0);
 		conn->counted_out = false;
 		WRITE_ONCE(link->nchans, link->nchans + 1);
 		in = true;
@@ -240,7 +280,10 @@ static struct exs_conn *__exs_link_chan_take(struct exs_link *link,
 
 	lockdep_assert_held(&link->lock);
 	WRITE_ONCE(*slot, NULL);
-	__exs_link_count_out(link, conn);
+	/* its requests completed (share.c's leave waits), or the link goes */
+	__exs_link_count_out(link, conn, 0);
+	if (conn)
+		__exs_link_quiet_done(link, conn, 0);
 	return conn;
 }
 

@@ -45,13 +45,11 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "link_sq.h"
 #include "wire.h"
 
 struct exs_conn;
 struct exs_rx_slot;
-
-/* A shared link's send slots for its own messages (link_tx.c) */
-#define EXS_LINK_SQ		8
 
 /* A JOIN the acceptor's link heard, for its join work (share.c). */
 struct exs_join {
@@ -132,11 +130,13 @@ struct exs_link {
 	 * besides its holder's, by the channel the peer writes to (NULL:
 	 * an unshared link's), each with the table's reference; how many
 	 * of them post on it (each stream's counted_out says whether it
-	 * does); the JOINs heard, for the acceptor's join work.  Under
-	 * lock; nchans is read without it as a hint.
+	 * does); the requests in flight of those counted out
+	 * (link_sq.h); the JOINs heard, for the acceptor's join work.
+	 * Under lock; nchans and quiet_sq are read without it as hints.
 	 */
 	struct exs_conn		**chans;
 	u8			nchans;		/* channels counted in */
+	u16			quiet_sq;	/* ...sends of those out */
 	u8			njoins;		/* ...JOINs waiting */
 	struct list_head	joins;		/* JOINs heard, to handle */
 	/* held while a stream is set up in its PD, and while its teardown

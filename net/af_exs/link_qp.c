@@ -49,10 +49,7 @@ int exs_link_build(struct exs_link *link)
 	}
 
 	link->rq_depth = share ? EXS_SHARE_RQ_DEPTH : EXS_RQ_DEPTH;
-	link->sq_room = share ?
-			EXS_SQ_DEPTH * (EXS_SHARE_RIDERS + 1) + EXS_BATCH_INFLIGHT +
-			EXS_LINK_SQ :
-			EXS_SQ_DEPTH;
+	link->sq_room = share ? EXS_SHARE_SQ_ROOM : EXS_SQ_DEPTH;
 	link->rx_size = share ? EXS_BATCH_MAX : sizeof(union exs_wire_rx);
 	if (share) {
 		link->chans = kcalloc(EXS_CHAN_MAX, sizeof(*link->chans),

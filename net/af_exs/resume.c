@@ -217,6 +217,7 @@ static void exs_resume_hold_riders(struct exs_conn *carrier)
 		spin_lock_bh(&rider->lock);
 		rider->sq_tail = rider->sq_head;
 		rider->sq_signaled = rider->sq_head;
+		exs_link_quiet_done(carrier->link, rider);
 		if (exs_resume_stream_ok(rider)) {
 			rider->resume = EXS_RESUME_CONNECT;
 			rider->resume_err = err;

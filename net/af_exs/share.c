@@ -50,7 +50,8 @@ static bool exs_share_room(const struct exs_conn *carrier)
 	       !carrier->qp_closing && !carrier->torn_down && !carrier->resume &&
 	       !READ_ONCE(carrier->link->err) &&
 	       carrier->park != EXS_PARK_GONE &&
-	       READ_ONCE(carrier->link->nchans) < EXS_SHARE_RIDERS;
+	       exs_link_sq_fits(READ_ONCE(carrier->link->nchans),
+				READ_ONCE(carrier->link->quiet_sq));
 }
 
 /* A connector's QP that may carry one more connection: its own stream

@@ -294,11 +294,15 @@ void exs_conn_reset(struct exs_conn *conn, bool protocol_error)
 
 /* ...and the peer's protocol error in what the link itself reads (rx.c):
  * every stream on the link ends, its first with the ABORT the peer hears
- * (the others as their link fails: exs_share_link_failed()).
+ * (the others as their link fails: exs_share_link_failed()).  Counted
+ * here, once a link, when its first stream ended already (its abort
+ * counts a stream's violation only).
  */
 void exs_conn_reset_link(struct exs_conn *conn)
 {
 	spin_lock_bh(&conn->lock);
+	if (conn->state == EXS_CONN_CLOSED && !READ_ONCE(conn->link->err))
+		EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
 	exs_conn_send_abort(conn);
 	__exs_link_abort(conn, -ECONNRESET, true);
 	spin_unlock_bh(&conn->lock);
@@ -569,6 +573,7 @@ void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		complete(&conn->abort_done);
 	spin_lock(&conn->lock);
 	conn->sq_tail = slot->seq + 1;	/* and the unsignaled before it */
+	exs_link_quiet_done(conn->link, conn);
 	/* a rider's teardown waited for this (share.c) */
 	if (conn->leave_wait && conn->sq_tail == conn->sq_head) {
 		conn->leave_wait = false;
