@@ -12,10 +12,11 @@
  * and as many receiver threads share each connection's one socket.
  *
  * Every connection sends -n bytes of a known pattern, half-closes, and reads
- * and checks the peer's -n bytes up to EOF, so both directions and shutdown
- * are exercised.  -e names the family the connected socket must report
- * through SO_DOMAIN, which is how a test proves which transport carried the
- * data.  Exit status: 0 pass, 1 fail, 2 usage or setup, 4 skip.
+ * and checks the peer's -n bytes (-R's, if given) up to EOF, so both
+ * directions and shutdown are exercised.  -e names the family the connected
+ * socket must report through SO_DOMAIN, which is how a test proves which
+ * transport carried the data.  Exit status: 0 pass, 1 fail, 2 usage or
+ * setup, 4 skip.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -49,6 +50,7 @@ static struct {
 	bool listen, ipv6, exs, nb_connect, send_only, fail;
 	const char *addr, *port, *expect;
 	unsigned long long bytes;
+	unsigned long long rbytes;	/* -R: what the peer sends, if not -n */
 	int conns, rounds, backlog, accept_delay, threads, timeout;
 	enum io_mode mode;
 } cfg = {
@@ -284,9 +286,9 @@ static void xfer_recv(struct xfer *x)
 		die(1, "recv: %s", strerror(errno));
 	}
 	if (r == 0) {
-		if (x->rcvd != cfg.bytes)
+		if (x->rcvd != cfg.rbytes)
 			die(1, "EOF after %llu of %llu bytes", x->rcvd,
-			    cfg.bytes);
+			    cfg.rbytes);
 		x->rx_done = true;
 		tally("checked", x->rcvd);
 		return;
@@ -302,8 +304,8 @@ static void xfer_recv(struct xfer *x)
 		die(1, "byte %llu differs", x->rcvd + i);
 	}
 	x->rcvd += r;
-	if (x->rcvd > cfg.bytes)
-		die(1, "more than %llu bytes", cfg.bytes);
+	if (x->rcvd > cfg.rbytes)
+		die(1, "more than %llu bytes", cfg.rbytes);
 }
 
 static void *xfer_sender(void *arg)
@@ -655,7 +657,7 @@ static void do_client(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"%s [-l] [-a ADDR] [-p PORT] [-6] [-x] [-n BYTES]\n"
+		"%s [-l] [-a ADDR] [-p PORT] [-6] [-x] [-n BYTES] [-R PEER-BYTES]\n"
 		"\t[-c CONNS] [-m block|poll|epoll] [-N] [-e inet|inet6|exs]\n"
 		"\t[-t SECONDS] [-o (send only, block mode)] [-r ROUNDS]\n"
 		"\t[-b BACKLOG] [-d ACCEPT-DELAY-SECONDS] [-T THREADS]\n"
@@ -666,9 +668,10 @@ static void usage(void)
 
 int main(int argc, char *argv[])
 {
+	bool rbytes = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "la:p:6xn:c:m:Ne:t:or:b:d:T:F")) != -1) {
+	while ((c = getopt(argc, argv, "la:p:6xn:R:c:m:Ne:t:or:b:d:T:F")) != -1) {
 		switch (c) {
 		case 'l':
 			cfg.listen = true;
@@ -687,6 +690,10 @@ int main(int argc, char *argv[])
 			break;
 		case 'n':
 			cfg.bytes = strtoull(optarg, NULL, 0);
+			break;
+		case 'R':
+			cfg.rbytes = strtoull(optarg, NULL, 0);
+			rbytes = true;
 			break;
 		case 'c':
 			cfg.conns = atoi(optarg);
@@ -734,8 +741,11 @@ int main(int argc, char *argv[])
 	}
 	if ((!cfg.listen && !cfg.addr) || cfg.conns < 1 || cfg.rounds < 1 ||
 	    cfg.rounds > INT_MAX / cfg.conns || cfg.threads < 1 ||
-	    cfg.backlog < 0 || cfg.accept_delay < 0)
+	    cfg.backlog < 0 || cfg.accept_delay < 0 ||
+	    (rbytes && cfg.threads > 1))
 		usage();
+	if (!rbytes)
+		cfg.rbytes = cfg.bytes;
 
 	exs_af = exs_family();
 	if (cfg.exs && exs_af < 0) {

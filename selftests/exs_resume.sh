@@ -4,7 +4,8 @@
 # hosts (exs-vm --hosts 2): while a checksummed transfer runs both ways
 # over RDMA, the client's, the server's, then both hosts' connections are
 # made to fail (/sys/kernel/debug/af_exs/fail_qp: as if the device had
-# reported the QP failed) several times, then those of four connections
+# reported the QP failed) several times, the server's once its FIN is
+# out while the client still sends, then those of four connections
 # sharing one QP, and that QP again once its first connection ended (it
 # moves for the other three only); then the client's link refuses its
 # RDMA packets for a moment (6.12's rxe ends the QP), one connection's
@@ -74,6 +75,7 @@ flowing() {
 
 # xfer NAME PORT WHO [-6]: both hosts' halves of one case; WHO (a, b or
 # ab) says which hosts make their connection resume, $times times each.
+# With sbytes, the server sends that many, not $bytes.
 # With conns > 1, that many connections (ports PORT on) move data, the
 # first one's QP carrying the others: $bytes each way the first, half
 # that the others, so that it outlives them.  With first_ends, the
@@ -85,6 +87,7 @@ flowing() {
 # then, and the QP has them for its riders only.
 conns=1
 first_ends=0
+sbytes=
 xfer_bytes() {
 	if [ $first_ends = 1 ]; then
 		echo $(($1 ? bytes : bytes / 64))
@@ -105,8 +108,8 @@ xfer() {
 			late=()
 			[ $first_ends = 1 ] && late=(-d $((i ? 20 : 10)))
 			exs_bg exs_connect -l $v6 -x -p $((port + i)) -e exs \
-				-n $n -t "$secs" "${late[@]}" >/dev/null \
-				2> "$EXS_TMP/xfer.err.$i"
+				-n ${sbytes:-$n} -R $n -t "$secs" "${late[@]}" \
+				>/dev/null 2> "$EXS_TMP/xfer.err.$i"
 			exs_wait_listen $((port + i)) 10
 		done
 		ready "$name"
@@ -118,8 +121,8 @@ xfer() {
 		for ((i = 0; i < conns; i++)); do
 			n=$(xfer_bytes $i)
 			exs_bg exs_connect $v6 -x -a $addr -p $((port + i)) \
-				-e exs -n $n -t "$secs" >/dev/null \
-				2> "$EXS_TMP/xfer.err.$i"
+				-e exs -n $n -R ${sbytes:-$n} -t "$secs" \
+				>/dev/null 2> "$EXS_TMP/xfer.err.$i"
 			# the first builds the QP the others join
 			[ $i -gt 0 ] || exs_wait_until 60 eval \
 				'[ "$(exs_stat ConnectRdma)" != "$rdma" ]'
@@ -185,7 +188,8 @@ xfer() {
 		"[ $(exs_stat_delta "$stat" RdmaResumeFails) = 0 ] &&
 		 [ $(exs_stat_delta "$stat" RdmaAborts) = 0 ]"
 	exs_check "$name: $host: the RDMA device carried the bytes" \
-		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * bytes / 4096)) ]
+		[ $(($(exs_rdma_pkts) - pkts)) -ge \
+		  $(((bytes + ${sbytes:-$bytes}) / 4096)) ]
 	exs_check "$name: $host: TCP carried no payload" \
 		[ $(($(exs_tcp_segs) - segs)) -lt 40 ]
 }
@@ -245,6 +249,19 @@ for who in a b ab; do
 	xfer "$name, $MiB MiB each way" $port $who
 	sync_case $port
 done
+# The server's QP fails once its FIN is out (it sends 64 KiB), while the
+# client still sends: the client hears the disconnect after the FIN and
+# must resume, not end in order.  Before, it ended in order: its send
+# failed with EPIPE, and the server's resume waited for a REQ that never
+# came (6.12's intermittent "refuses its packets" failure, where the
+# server's stall watch found a dead QP first).
+name="the server's QP fails after its FIN"
+if want "$name"; then
+	sbytes=65536
+	xfer "$name, $MiB MiB to it" 26008 b
+	sbytes=
+	sync_case 26008
+fi
 # Four connections on one QP (share.c): its failure, noticed by the
 # carrier or by a rider, moves them all to a new one
 name="four connections share the client's failing QP"

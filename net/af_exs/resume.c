@@ -154,6 +154,7 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	 */
 	conn->resume = EXS_RESUME_DRAIN;
 	conn->resume_err = err;
+	conn->resume_by_peer = false;
 	conn->peer_resumed = false;
 	/* nothing more goes to the failed QP, and its flushes are ours;
 	 * nor from any stream on the link, nor a batch until it is over
@@ -308,9 +309,15 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	if (!conn->link_only && conn->state == EXS_CONN_ESTABLISHED &&
 	    exs_conn_stream_over(conn) && exs_resume_link_ok(conn))
 		exs_resume_link_only(conn, conn->resume_err);
+	/* the peer's disconnect began it, and with every completion read
+	 * it turns out the peer had all of ours after its FIN: its end
+	 * closed in order (exs_conn_disconnected()), nothing to resume
+	 */
 	go_on = conn->link_only ? exs_resume_link_ok(conn) :
 		conn->state == EXS_CONN_ESTABLISHED &&
-		!exs_conn_stream_over(conn);
+		!exs_conn_stream_over(conn) &&
+		!(conn->resume_by_peer && !exs_conn_carries(conn) &&
+		  exs_conn_peer_done(conn));
 	if (go_on) {
 		conn->resume = conn->passive ? EXS_RESUME_WAIT :
 					       EXS_RESUME_CONNECT;
