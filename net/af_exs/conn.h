@@ -412,16 +412,18 @@ static inline bool exs_conn_stream_over(const struct exs_conn *conn)
 	return conn->fin_rcvd && conn->fin_acked;
 }
 
-/* The peer's QP went after its FIN with nothing of ours left for it:
- * every byte we took is in its ring, and our FIN, if one is due, went
- * out.  Its end closed in order (an orphan whose FIN we took), where a
- * peer still owed bytes is resuming (its QP failed, exs_resume_drain()
- * disconnects).  Called under conn->lock.
+/* The peer's QP went after its FIN, and the peer wants nothing more of
+ * ours: it said LAST (reuse.c), or every byte we took is in its ring and
+ * our FIN, if one is due, too.  Its end closed in order (an orphan whose
+ * FIN we took), where a peer still owed bytes is resuming (its QP
+ * failed: exs_resume_drain() disconnects).  Called under conn->lock.
  */
 static inline bool exs_conn_peer_done(const struct exs_conn *conn)
 {
-	return conn->fin_rcvd && conn->tdone == conn->tcopied &&
-	       (!conn->shut_wr || conn->fin_sent);
+	return conn->fin_rcvd &&
+	       (conn->last_rcvd ||
+		(conn->tdone == conn->tcopied &&
+		 (!conn->shut_wr || conn->fin_acked)));
 }
 
 /* device.c */

@@ -405,6 +405,8 @@ static bool exs_resume_take(struct exs_conn *conn, struct rdma_cm_id *id)
 	    conn->resume != EXS_RESUME_WAIT &&
 	    !exs_conn_resume(conn, -ECONNRESET))
 		return false;
+	/* the peer resumes: its disconnect was no end (exs_resume_drain()) */
+	conn->resume_by_peer = false;
 	conn->link->resume_id = id;
 	id->context = conn;
 	if (conn->resume == EXS_RESUME_WAIT)
