@@ -14,7 +14,12 @@ exs-run so that its sockets are AF_EXS.  ROLE says what this end does:
   finished
           the counter-case: the exchange, shutdown(SHUT_WR), recv()
           until EOF, then CMD if given: recv() must still say EOF, not
-          a reset.
+          a reset;
+  halfopen
+          the exchange; the listener's end then says FIN, runs CMD and
+          reads 1 MiB of a pattern up to EOF; the connector's reads EOF,
+          runs CMD, then sends that 1 MiB and closes: a half-closed
+          stream goes on, the connector's end idle as CMD runs.
 
   exs_reset.py listen PORT ROLE [CMD]
   exs_reset.py connect ADDR PORT ROLE [CMD]
@@ -29,7 +34,8 @@ import subprocess
 import sys
 import time
 
-ROLES = ("reset", "wait", "unaccepted", "finished")
+ROLES = ("reset", "wait", "unaccepted", "finished", "halfopen")
+HALF = bytes(i % 251 for i in range(1 << 20))
 
 
 def usage():
@@ -100,6 +106,28 @@ try:
             sys.exit(f"exs_reset: {e} after EOF")
         if got != b"":
             sys.exit(f"exs_reset: recv gave {got!r} after EOF")
+        s.close()
+        sys.exit(0)
+    if role == "halfopen":
+        if got != b"x":
+            sys.exit("exs_reset: no exchange")
+        if args[0] == "connect":
+            if s.recv(1) != b"":
+                sys.exit("exs_reset: no EOF")
+            run(cmd)
+            s.sendall(HALF)
+            s.close()
+            sys.exit(0)
+        s.shutdown(socket.SHUT_WR)
+        run(cmd)
+        got = bytearray()
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            got += data
+        if got != HALF:
+            sys.exit(f"exs_reset: {len(got)} bytes, not the 1 MiB sent")
         s.close()
         sys.exit(0)
     start = time.monotonic()

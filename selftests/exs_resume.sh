@@ -260,7 +260,61 @@ if want "$name"; then
 	sbytes=65536
 	xfer "$name, $MiB MiB to it" 26008 b
 	sbytes=
+	[ "$host" = a ] &&
+		exs_check "$name: a: it resumed too" \
+			[ "$(exs_stat_delta "$EXS_TMP/resume.stat" RdmaResumes)" -ge 1 ]
 	sync_case 26008
+fi
+# ...and while the client, its EOF read, is idle: with nothing of its
+# own in flight, the disconnect is still the server's resume, not its
+# end.  The client sends 1 MiB once it resumed too; before, it took the
+# disconnect for the end, and its send failed with EPIPE.
+name="the server's QP fails after its FIN, the client idle"
+port=26009
+if want "$name"; then
+	exs_stat_save "$EXS_TMP/idle.stat"
+	idle=$share/idle.$port
+	if [ "$host" = b ]; then
+		exs_bg exs-run python3 "$here/exs_reset.py" listen $port \
+			halfopen "while [ ! -e $idle ]; do sleep 0.1; done;
+				  echo 1 > $knob" > "$EXS_TMP/idle.log" 2>&1
+		exs_wait_listen $port 10
+		ready $port
+	else
+		await_ready $port
+		# CMD: idle until this end resumed (120 s at most)
+		cat > "$EXS_TMP/idle.sh" <<-EOF
+		touch $idle
+		for i in \$(seq 1200); do
+			[ "\$(awk '\$1 == "RdmaResumes" { print \$2 }' \\
+				/proc/net/exs_stat)" != $(exs_stat RdmaResumes) ] &&
+				exit 0
+			sleep 0.1
+		done
+		echo "no resume within 120 s"
+		exit 1
+		EOF
+		exs_bg exs-run python3 "$here/exs_reset.py" connect $peer4 \
+			$port halfopen "sh $EXS_TMP/idle.sh" \
+			> "$EXS_TMP/idle.log" 2>&1
+	fi
+	if wait "${EXS_PIDS[-1]}"; then
+		exs_ok "$name: $host: the stream went on"
+	else
+		exs_fail "$name: $host: the stream went on"
+		sed 's/^/#   /' "$EXS_TMP/idle.log"
+		exs_module_said "$EXS_TMP/idle.stat"
+	fi
+	[ "$host" = a ] &&
+		exs_check "$name: a: over RDMA" \
+			[ "$(exs_stat_delta "$EXS_TMP/idle.stat" ConnectRdma)" -ge 1 ]
+	exs_assert "$name: $host: it resumed, the 1 MiB over RDMA, nothing failed" \
+		"[ $(exs_stat_delta "$EXS_TMP/idle.stat" RdmaResumes) -ge 1 ] &&
+		 [ $(exs_stat_delta "$EXS_TMP/idle.stat" RdmaResumeFails) = 0 ] &&
+		 [ $(exs_stat_delta "$EXS_TMP/idle.stat" RdmaAborts) = 0 ] &&
+		 [ $(exs_stat_delta "$EXS_TMP/idle.stat" $([ "$host" = a ] &&
+			echo RdmaBytesOut || echo RdmaBytesIn)) -ge 1048576 ]"
+	sync_case $port
 fi
 # Four connections on one QP (share.c): its failure, noticed by the
 # carrier or by a rider, moves them all to a new one

@@ -95,18 +95,15 @@ void exs_conn_disconnected(struct exs_conn *conn)
 		 * listener are never freed
 		 */
 		__exs_conn_abort(conn, -ECONNRESET, false);
-	else if (!exs_conn_carries(conn) && exs_conn_peer_done(conn))
-		/* flush the CQs first: the teardown then tells EOF (the
+	else if (!exs_conn_resume(conn, -ECONNRESET))
+		/* An end in order: the peer said LAST (a closed socket's
+		 * last word, reuse.c), or both FINs are through
+		 * (exs_resume_stream_ok()).  A FIN alone settles nothing:
+		 * a peer resuming a half-closed stream disconnects too.
+		 * Flush the CQs first: the teardown then tells EOF (the
 		 * peer's FIN came) from a reset, and a finishing rider's
-		 * LAST from a loss
+		 * LAST from a loss.
 		 */
-		exs_conn_queue_hw(conn);
-	else if (exs_conn_resume(conn, -ECONNRESET))
-		/* the drain reads what completed meanwhile: the peer may
-		 * have had all of ours after all (exs_resume_drain())
-		 */
-		conn->resume_by_peer = true;
-	else
 		exs_conn_queue_hw(conn);
 	spin_unlock_bh(&conn->lock);
 }

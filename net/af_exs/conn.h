@@ -267,7 +267,6 @@ struct exs_conn {
 	/* resume.c: a failed QP replaced, the stream kept */
 	u8			resume;		/* enum exs_resume_phase */
 	bool			resume_off;	/* the teardown began: never */
-	bool			resume_by_peer;	/* its disconnect began it */
 	bool			peer_resumed;	/* its RESUME came: */
 	u8			peer_resume_flags;
 	u32			peer_resume_cursor;
@@ -410,20 +409,6 @@ static inline bool exs_conn_ends_in_order(const struct exs_conn *conn)
 static inline bool exs_conn_stream_over(const struct exs_conn *conn)
 {
 	return conn->fin_rcvd && conn->fin_acked;
-}
-
-/* The peer's QP went after its FIN, and the peer wants nothing more of
- * ours: it said LAST (reuse.c), or every byte we took is in its ring and
- * our FIN, if one is due, too.  Its end closed in order (an orphan whose
- * FIN we took), where a peer still owed bytes is resuming (its QP
- * failed: exs_resume_drain() disconnects).  Called under conn->lock.
- */
-static inline bool exs_conn_peer_done(const struct exs_conn *conn)
-{
-	return conn->fin_rcvd &&
-	       (conn->last_rcvd ||
-		(conn->tdone == conn->tcopied &&
-		 (!conn->shut_wr || conn->fin_acked)));
 }
 
 /* device.c */

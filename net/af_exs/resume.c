@@ -12,7 +12,9 @@
  *
  *  1. the end that noticed drains the failed QP and destroys it with its
  *     cm_id; the peer sees the disconnect and does the same, unless what
- *     arrived before it (a FIN, an ABORT) says the connection ended;
+ *     arrived before it (an ABORT, a LAST, FINs both ways) says the
+ *     connection ended: a FIN alone does not, the stream may be
+ *     half-closed;
  *  2. the connector connects again through rdma_cm, from the same port,
  *     with a REQ marked EXS_WIRE_REQ_RESUME that names the same
  *     four-tuple and ring; the acceptor takes it only for a connection
@@ -154,7 +156,6 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	 */
 	conn->resume = EXS_RESUME_DRAIN;
 	conn->resume_err = err;
-	conn->resume_by_peer = false;
 	conn->peer_resumed = false;
 	/* nothing more goes to the failed QP, and its flushes are ours;
 	 * nor from any stream on the link, nor a batch until it is over
@@ -309,20 +310,15 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	if (!conn->link_only && conn->state == EXS_CONN_ESTABLISHED &&
 	    exs_conn_stream_over(conn) && exs_resume_link_ok(conn))
 		exs_resume_link_only(conn, conn->resume_err);
-	/* the peer's disconnect began it, and with every completion read
-	 * it turns out the peer had all of ours after its FIN: its end
-	 * closed in order (exs_conn_disconnected()), nothing to resume
-	 */
+	/* ...or the peer's LAST came in the drain: it closed in order */
 	go_on = conn->link_only ? exs_resume_link_ok(conn) :
 		conn->state == EXS_CONN_ESTABLISHED &&
-		!exs_conn_stream_over(conn) &&
-		!(conn->resume_by_peer && !exs_conn_carries(conn) &&
-		  exs_conn_peer_done(conn));
+		!exs_conn_stream_over(conn) && !conn->last_rcvd;
 	if (go_on) {
 		conn->resume = conn->passive ? EXS_RESUME_WAIT :
 					       EXS_RESUME_CONNECT;
 	} else if (conn->state == EXS_CONN_ESTABLISHED || conn->link_only) {
-		/* over both ways, and no rider left to move for */
+		/* over, and no rider left to move for */
 		exs_share_link_failed(conn, conn->resume_err);
 		exs_conn_queue_hw(conn);
 	}
@@ -405,8 +401,6 @@ static bool exs_resume_take(struct exs_conn *conn, struct rdma_cm_id *id)
 	    conn->resume != EXS_RESUME_WAIT &&
 	    !exs_conn_resume(conn, -ECONNRESET))
 		return false;
-	/* the peer resumes: its disconnect was no end (exs_resume_drain()) */
-	conn->resume_by_peer = false;
 	conn->link->resume_id = id;
 	id->context = conn;
 	if (conn->resume == EXS_RESUME_WAIT)

@@ -78,15 +78,17 @@ static bool exs_park_ready(const struct exs_conn *conn)
 
 /* After our FIN, once the socket is closed and every byte consumed: LAST,
  * our consumer cursor (the credit of everything), then nothing more.
- * Called under conn->lock.
+ * Said with reuse off too, before the teardown disconnects: a peer that
+ * hears the disconnect after our FIN alone takes it for a failure to
+ * resume from (conn.c, exs_conn_disconnected()).  Called under
+ * conn->lock.
  */
 void exs_park_last(struct exs_conn *conn)
 {
 	if (conn->last_sent || !conn->fin_sent || !conn->orphan ||
 	    conn->park != EXS_PARK_NONE ||
 	    conn->state != EXS_CONN_ESTABLISHED || conn->err ||
-	    conn->rprod != conn->rcons ||
-	    (!conn->carrier && !exs_reuse_idle(conn)))
+	    conn->rprod != conn->rcons)
 		return;
 	/* a full queue: the FIN's completion calls again */
 	if (exs_conn_send_ctrl(conn, EXS_MSG_LAST, conn->rcons))
@@ -156,7 +158,9 @@ void exs_conn_finished(struct exs_conn *conn)
 	}
 	if (conn->park == EXS_PARK_IDLE)
 		return;
-	if (conn->park == EXS_PARK_NONE && exs_park_clean(conn)) {
+	/* with reuse off, it ends once its LAST completed */
+	if (conn->park == EXS_PARK_NONE && exs_park_clean(conn) &&
+	    exs_reuse_idle(conn)) {
 		if (!conn->last_rcvd) {
 			exs_conn_arm_timeout(conn, exs_reuse_idle(conn));
 			return;
