@@ -614,7 +614,7 @@ int exs_share_join(struct exs_sock *exs, struct exs_conn *carrier,
 		   unsigned long timeout,
 		   void (*on_connect)(struct exs_conn *conn));
 void exs_share_refused(struct exs_conn *rider);
-void exs_share_refuse_open(struct exs_conn *rider, u8 chan);
+void exs_share_refuse_open(struct exs_conn *rider, u8 chan, int why);
 int exs_share_rx_join(struct exs_conn *carrier,
 		      const struct exs_wire_peer *peer, u8 chan);
 int exs_share_rx_joined(struct exs_conn *rider,

@@ -148,6 +148,11 @@ struct exs_link {
 						 * on it ends so (its first,
 						 * set once: exs_link_fail())
 						 */
+	bool			reset;		/* the peer's protocol error in
+						 * what the link reads ended it
+						 * (exs_conn_reset_link(): the
+						 * holder's lock)
+						 */
 
 	/* link_tx.c: its own messages, for channels no stream of ours
 	 * has, from send slots of its own (a shared link's); REFUSEs with

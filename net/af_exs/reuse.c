@@ -385,7 +385,7 @@ int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer,
 	if (conn->carrier && conn->passive &&
 	    (conn->park == EXS_PARK_GONE || from != conn->peer_chan)) {
 		/* a channel's OPEN names one, 1 to 127 (wire.c) */
-		exs_share_refuse_open(conn, from);
+		exs_share_refuse_open(conn, from, EXS_WIRE_REJ_NOMEM);
 		return 0;
 	}
 
@@ -408,8 +408,12 @@ int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer,
 	why = conn->carrier && !exs_share_retake(conn) ? EXS_WIRE_REJ_NOMEM :
 	      exs_rdma_open_child(conn, peer);
 	if (why) {
-		if (conn->carrier)
+		if (conn->carrier) {
+			/* out of the count again, so it may not post */
 			exs_share_quiet(conn);
+			exs_share_refuse_open(conn, from, why);
+			return 0;
+		}
 		EXS_INC_STATS(conn->net, EXS_MIB_RDMAREJECT);
 		return exs_conn_send_ctrl(conn, EXS_MSG_REFUSE, why) ?
 		       -ECONNRESET : 0;

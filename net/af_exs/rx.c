@@ -296,7 +296,8 @@ static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 		 */
 		if (opcode == IB_WC_RECV && type == EXS_MSG_OPEN &&
 		    rider->passive)
-			exs_share_refuse_open(rider, cursor);
+			exs_share_refuse_open(rider, cursor,
+					      EXS_WIRE_REJ_NOMEM);
 		spin_unlock(&rider->lock);
 		if (late) {
 			struct exs_conn *carrier = rider->carrier;

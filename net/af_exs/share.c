@@ -567,16 +567,18 @@ static void exs_share_refuse(struct exs_conn *carrier, u8 chan, int why)
 	spin_unlock_bh(&carrier->lock);
 }
 
-/* REFUSE an OPEN that reached @rider but was meant for the stream its
- * channel carried before (exs_park_accept()), to the peer's channel
- * @chan, on the carrier's QP.  Called under rider->lock.
+/* REFUSE, for @why, an OPEN that reached @rider, parked: one meant for
+ * the stream its channel carried before, or one it cannot take
+ * (exs_park_accept()), to the peer's channel @chan, from the link's own
+ * slots (a parked rider's count against no budget: link_sq.h).  Called
+ * under rider->lock.
  */
-void exs_share_refuse_open(struct exs_conn *rider, u8 chan)
+void exs_share_refuse_open(struct exs_conn *rider, u8 chan, int why)
 {
 	struct exs_conn *carrier = rider->carrier;
 
 	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
-	exs_link_refuse(carrier->link, chan, EXS_WIRE_REJ_NOMEM);
+	exs_link_refuse(carrier->link, chan, why);
 	spin_unlock(&carrier->lock);
 }
 

@@ -295,14 +295,17 @@ void exs_conn_reset(struct exs_conn *conn, bool protocol_error)
 /* ...and the peer's protocol error in what the link itself reads (rx.c):
  * every stream on the link ends, its first with the ABORT the peer hears
  * (the others as their link fails: exs_share_link_failed()).  Counted
- * here, once a link, when its first stream ended already (its abort
- * counts a stream's violation only).
+ * once a link: by its first stream's abort, or here when that stream
+ * ended already; the bad messages still queued behind the first count
+ * no more (link->err is set only with a stream counted in).
  */
 void exs_conn_reset_link(struct exs_conn *conn)
 {
 	spin_lock_bh(&conn->lock);
-	if (conn->state == EXS_CONN_CLOSED && !READ_ONCE(conn->link->err))
+	if (conn->state == EXS_CONN_CLOSED && !READ_ONCE(conn->link->err) &&
+	    !conn->link->reset)
 		EXS_INC_STATS(conn->net, EXS_MIB_PROTOERR);
+	conn->link->reset = true;
 	exs_conn_send_abort(conn);
 	__exs_link_abort(conn, -ECONNRESET, true);
 	spin_unlock_bh(&conn->lock);
