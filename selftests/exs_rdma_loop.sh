@@ -151,12 +151,16 @@ exs_check "... its parked end's time ran out (ParkExpired +$(delta ParkExpired "
 	[ "$(delta ParkExpired "$expired")" -ge 1 ]
 exs_wait_until 10 parked_by 2
 sysctl -qw net.exs.reuse_idle_ms=0
+aborts=$(exs_stat RdmaAborts) rfails=$(exs_stat RdmaResumeFails)
 one "with net.exs.reuse_idle_ms 0, no reuse"
 sleep 1
 exs_check "... of the parked queue pair ($(delta ConnectReuse "$reuse"))" \
 	[ "$(delta ConnectReuse "$reuse")" = 0 ]
 exs_check "... and nothing parks ($(delta Parked "$parked"))" \
 	[ "$(delta Parked "$parked")" = 0 ]
+# each end said LAST before its disconnect: no end took it for a failure
+exs_check "... and both ends ended in order (RdmaAborts +$(delta RdmaAborts "$aborts"), RdmaResumeFails +$(delta RdmaResumeFails "$rfails"))" \
+	[ "$(delta RdmaAborts "$aborts")$(delta RdmaResumeFails "$rfails")" = 00 ]
 # A refused OPEN leaves its queue pair as it was parked: when its time
 # runs out there, it ends in order, no abort counted (the refused
 # connection moved nothing).  The connector's end, the newest parked,

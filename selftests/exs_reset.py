@@ -47,6 +47,43 @@ def run(cmd):
         sys.exit(f"exs_reset: {cmd} failed")
 
 
+def finished(s):
+    """shutdown, EOF, CMD, EOF again"""
+    s.shutdown(socket.SHUT_WR)
+    if s.recv(1) != b"":
+        sys.exit("exs_reset: no EOF")
+    run(cmd)
+    # what CMD did to the connection has reached the socket by now
+    time.sleep(0.5)
+    got = s.recv(1)
+    if got != b"":
+        sys.exit(f"exs_reset: recv gave {got!r} after EOF")
+    s.close()
+
+
+def halfopen(s):
+    """the listener: FIN, CMD, 1 MiB in; the connector: EOF, CMD, 1 MiB
+    out"""
+    if args[0] == "connect":
+        if s.recv(1) != b"":
+            sys.exit("exs_reset: no EOF")
+        run(cmd)
+        s.sendall(HALF)
+        s.close()
+        return
+    s.shutdown(socket.SHUT_WR)
+    run(cmd)
+    got = bytearray()
+    while True:
+        data = s.recv(65536)
+        if not data:
+            break
+        got += data
+    if got != HALF:
+        sys.exit(f"exs_reset: {len(got)} bytes, not the 1 MiB sent")
+    s.close()
+
+
 args = sys.argv[1:]
 cmd = None
 if args and args[-1] not in ROLES:
@@ -91,44 +128,14 @@ try:
                      struct.pack("ii", 1, 0))
         s.close()
         sys.exit(0)
-    if role == "finished":
+    if role in ("finished", "halfopen"):
         if got != b"x":
             sys.exit("exs_reset: no exchange")
-        s.shutdown(socket.SHUT_WR)
-        if s.recv(1) != b"":
-            sys.exit("exs_reset: no EOF")
-        run(cmd)
-        # what CMD did to the connection has reached the socket by now
-        time.sleep(0.5)
+        # no reset is this role's answer: any error fails it
         try:
-            got = s.recv(1)
+            (finished if role == "finished" else halfopen)(s)
         except OSError as e:
-            sys.exit(f"exs_reset: {e} after EOF")
-        if got != b"":
-            sys.exit(f"exs_reset: recv gave {got!r} after EOF")
-        s.close()
-        sys.exit(0)
-    if role == "halfopen":
-        if got != b"x":
-            sys.exit("exs_reset: no exchange")
-        if args[0] == "connect":
-            if s.recv(1) != b"":
-                sys.exit("exs_reset: no EOF")
-            run(cmd)
-            s.sendall(HALF)
-            s.close()
-            sys.exit(0)
-        s.shutdown(socket.SHUT_WR)
-        run(cmd)
-        got = bytearray()
-        while True:
-            data = s.recv(65536)
-            if not data:
-                break
-            got += data
-        if got != HALF:
-            sys.exit(f"exs_reset: {len(got)} bytes, not the 1 MiB sent")
-        s.close()
+            sys.exit(f"exs_reset: {role}: {e}")
         sys.exit(0)
     start = time.monotonic()
     while got == b"x":

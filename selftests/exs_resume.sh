@@ -5,7 +5,8 @@
 # over RDMA, the client's, the server's, then both hosts' connections are
 # made to fail (/sys/kernel/debug/af_exs/fail_qp: as if the device had
 # reported the QP failed) several times, the server's once its FIN is
-# out while the client still sends, then those of four connections
+# out while the client still sends, and while the client idles, its EOF
+# read; then those of four connections
 # sharing one QP, and that QP again once its first connection ended (it
 # moves for the other three only); then the client's link refuses its
 # RDMA packets for a moment (6.12's rxe ends the QP), one connection's
@@ -267,17 +268,21 @@ if want "$name"; then
 fi
 # ...and while the client, its EOF read, is idle: with nothing of its
 # own in flight, the disconnect is still the server's resume, not its
-# end.  The client sends 1 MiB once it resumed too; before, it took the
-# disconnect for the end, and its send failed with EPIPE.
+# end.  The client sends 1 MiB once it resumed too.  Before (wire
+# version 6's rule, a FIN then the disconnect ends the stream), it
+# never resumed: its wait below ran out ("no resume within 120 s").
 name="the server's QP fails after its FIN, the client idle"
 port=26009
 if want "$name"; then
 	exs_stat_save "$EXS_TMP/idle.stat"
 	idle=$share/idle.$port
 	if [ "$host" = b ]; then
+		rm -f "$idle"
 		exs_bg exs-run python3 "$here/exs_reset.py" listen $port \
-			halfopen "while [ ! -e $idle ]; do sleep 0.1; done;
-				  echo 1 > $knob" > "$EXS_TMP/idle.log" 2>&1
+			halfopen "for i in \$(seq 1200); do
+				[ -e $idle ] && echo 1 > $knob && exit 0
+				sleep 0.1; done; echo client never idle; exit 1" \
+			> "$EXS_TMP/idle.log" 2>&1
 		exs_wait_listen $port 10
 		ready $port
 	else

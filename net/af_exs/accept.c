@@ -56,6 +56,10 @@ static void exs_child_event(struct exs_conn *conn)
 		conn->orphan = true;
 		conn->on_connect = NULL;
 		if (conn->state == EXS_CONN_ESTABLISHED) {
+			/* a reset the connector hears, as TCP's RST: a
+			 * bare disconnect would be a failure to resume
+			 */
+			exs_conn_send_abort(conn);
 			conn->state = EXS_CONN_CLOSED;
 			exs_conn_queue_hw(conn);
 		}

@@ -95,14 +95,17 @@ void exs_conn_disconnected(struct exs_conn *conn)
 		 * listener are never freed
 		 */
 		__exs_conn_abort(conn, -ECONNRESET, false);
-	else if (!exs_conn_resume(conn, -ECONNRESET))
-		/* An end in order: the peer said LAST (a closed socket's
-		 * last word, reuse.c), or both FINs are through
-		 * (exs_resume_stream_ok()).  A FIN alone settles nothing:
-		 * a peer resuming a half-closed stream disconnects too.
-		 * Flush the CQs first: the teardown then tells EOF (the
-		 * peer's FIN came) from a reset, and a finishing rider's
-		 * LAST from a loss.
+	else if ((conn->link->version < EXS_WIRE_V_LAST && conn->fin_rcvd &&
+		  !exs_conn_carries(conn)) ||
+		 !exs_conn_resume(conn, -ECONNRESET))
+		/* No resume: the peer said LAST (a closed socket's last
+		 * word, reuse.c) or both FINs are through
+		 * (exs_resume_stream_ok()), or it cannot.  From version 7
+		 * a FIN alone settles nothing: a peer resuming a
+		 * half-closed stream disconnects too; before, a closing
+		 * end without reuse said no LAST.  Flush the CQs first:
+		 * the teardown then tells EOF (the peer's FIN came) from a
+		 * reset, and a finishing rider's LAST from a loss.
 		 */
 		exs_conn_queue_hw(conn);
 	spin_unlock_bh(&conn->lock);
@@ -438,13 +441,14 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 }
 
 /* The QP failed under @conn (the device's fatal event, a request that
- * timed out or was flushed): a new QP, or @err.  Once the stream is over
- * both ways nothing is lost with the QP, so the connection ends in
- * order, as when the peer disconnects then.  Called under conn->lock.
+ * timed out or was flushed): a new QP, or @err.  Once the peer is done
+ * with the stream (exs_conn_peer_over()) nothing is lost with the QP, so
+ * the connection ends in order, as when the peer disconnects then.
+ * Called under conn->lock.
  */
 void exs_conn_qp_failed(struct exs_conn *conn, int err)
 {
-	bool over = exs_conn_stream_over(conn);
+	bool over = exs_conn_peer_over(conn);
 
 	/* a rider's QP is its carrier's, which resumes for all on it
 	 * whatever the rider's own stream, and whatever the carrier's

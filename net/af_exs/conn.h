@@ -411,6 +411,15 @@ static inline bool exs_conn_stream_over(const struct exs_conn *conn)
 	return conn->fin_rcvd && conn->fin_acked;
 }
 
+/* The peer is done with the stream: both FINs are through, or it said
+ * LAST (its socket closed, and wants nothing more of ours).  A QP that
+ * fails now ends it in order.  Called under conn->lock.
+ */
+static inline bool exs_conn_peer_over(const struct exs_conn *conn)
+{
+	return exs_conn_stream_over(conn) || conn->last_rcvd;
+}
+
 /* device.c */
 int exs_device_init(void);
 void exs_device_exit(void);

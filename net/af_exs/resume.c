@@ -102,7 +102,7 @@ static bool exs_resume_link_ok(const struct exs_conn *conn)
 		return false;
 	return conn->link_only || conn->park == EXS_PARK_IDLE ||
 	       (conn->state == EXS_CONN_ESTABLISHED &&
-		exs_conn_stream_over(conn));
+		exs_conn_peer_over(conn));
 }
 
 /* @conn's QP moves for its riders only: its own stream stays gone, in
@@ -117,7 +117,7 @@ static void exs_resume_link_only(struct exs_conn *conn, int err)
 	if (conn->park == EXS_PARK_IDLE)
 		exs_park_leave(conn);
 	else if (conn->state == EXS_CONN_ESTABLISHED &&
-		 !exs_conn_stream_over(conn))
+		 !exs_conn_peer_over(conn))
 		exs_conn_close_err(conn, err);
 	conn->state = EXS_CONN_CLOSED;
 	exs_conn_wake(conn, EPOLLIN | EPOLLOUT | EPOLLHUP | EPOLLRDHUP |
@@ -304,16 +304,16 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	/* every request completed, flushed or not */
 	conn->sq_tail = conn->sq_head;
 	conn->sq_signaled = conn->sq_head;
-	/* both FINs were through: our stream ends in order after all,
-	 * and the QP moves on for the riders, if any
+	/* both FINs were through, or the peer's LAST came: our stream
+	 * ends in order after all, and the QP moves on for the riders, if
+	 * any
 	 */
 	if (!conn->link_only && conn->state == EXS_CONN_ESTABLISHED &&
-	    exs_conn_stream_over(conn) && exs_resume_link_ok(conn))
+	    exs_conn_peer_over(conn) && exs_resume_link_ok(conn))
 		exs_resume_link_only(conn, conn->resume_err);
-	/* ...or the peer's LAST came in the drain: it closed in order */
 	go_on = conn->link_only ? exs_resume_link_ok(conn) :
 		conn->state == EXS_CONN_ESTABLISHED &&
-		!exs_conn_stream_over(conn) && !conn->last_rcvd;
+		!exs_conn_peer_over(conn);
 	if (go_on) {
 		conn->resume = conn->passive ? EXS_RESUME_WAIT :
 					       EXS_RESUME_CONNECT;
@@ -497,6 +497,14 @@ static int exs_resume_finish(struct exs_conn *conn)
 	}
 	exs_conn_tx_push(conn);
 	exs_conn_write_space(conn);
+	/* bytes came for the closed socket meanwhile: the reset the
+	 * resume held back (exs_rx_bytes())
+	 */
+	if (conn->orphan && conn->rprod != conn->rcons) {
+		exs_conn_send_abort(conn);
+		__exs_conn_abort(conn, -ECONNRESET, false);
+		return 0;
+	}
 	if (conn->orphan && exs_conn_tx_finished(conn))
 		exs_conn_finished(conn);
 	return 0;

@@ -24,7 +24,8 @@
  * A parked connection not reused within net.exs.reuse_idle_ms goes (an
  * acceptor's end waits twice as long: its connector's normally ends it
  * first), as does an end that said LAST and did not hear the peer's in
- * that time.  0 turns reuse off: no LAST, so no end parks.
+ * that time.  0 turns reuse off: no end parks (from wire version 7 a
+ * closing end still says LAST, and goes once it is delivered).
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
@@ -78,17 +79,19 @@ static bool exs_park_ready(const struct exs_conn *conn)
 
 /* After our FIN, once the socket is closed and every byte consumed: LAST,
  * our consumer cursor (the credit of everything), then nothing more.
- * Said with reuse off too, before the teardown disconnects: a peer that
- * hears the disconnect after our FIN alone takes it for a failure to
- * resume from (conn.c, exs_conn_disconnected()).  Called under
- * conn->lock.
+ * Said with reuse off too (from wire version 7), before the teardown
+ * disconnects: a peer that hears the disconnect after our FIN alone
+ * takes it for a failure to resume from (exs_conn_disconnected()).
+ * Called under conn->lock.
  */
 void exs_park_last(struct exs_conn *conn)
 {
 	if (conn->last_sent || !conn->fin_sent || !conn->orphan ||
 	    conn->park != EXS_PARK_NONE ||
 	    conn->state != EXS_CONN_ESTABLISHED || conn->err ||
-	    conn->rprod != conn->rcons)
+	    conn->rprod != conn->rcons ||
+	    (!conn->carrier && !exs_reuse_idle(conn) &&
+	     conn->link->version < EXS_WIRE_V_LAST))
 		return;
 	/* a full queue: the FIN's completion calls again */
 	if (exs_conn_send_ctrl(conn, EXS_MSG_LAST, conn->rcons))
@@ -395,6 +398,12 @@ int exs_park_accept(struct exs_conn *conn, const struct exs_wire_peer *peer,
 	 * connector's attempt, which then sets up a connection of its own.
 	 */
 	if (conn->park == EXS_PARK_GONE)
+		return 0;
+	/* ...or, reuse off here, it said LAST and goes once that is
+	 * delivered (exs_conn_finished()): the same
+	 */
+	if (!conn->carrier && !exs_reuse_idle(conn) && conn->orphan &&
+	    conn->last_sent && conn->park == EXS_PARK_NONE)
 		return 0;
 	if (!conn->passive || !exs_park_ready(conn))
 		return -EPROTO;

@@ -81,10 +81,12 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm, const void *data)
 	EXS_ADD_STATS(conn->net, EXS_MIB_BYTESIN, len);
 	/* bytes for a closed socket, which nobody reads: a reset, as on
 	 * TCP (its TCPAbortOnData); the peer, still sending, would hear
-	 * only the disconnect and resume (exs_conn_disconnected())
+	 * only the disconnect and resume (exs_conn_disconnected()).  Not
+	 * while resuming: no ABORT goes out then (exs_resume_finish()
+	 * resets once it can).
 	 */
 	if (conn->orphan && conn->park == EXS_PARK_NONE &&
-	    conn->state == EXS_CONN_ESTABLISHED) {
+	    conn->state == EXS_CONN_ESTABLISHED && !conn->resume) {
 		exs_conn_send_abort(conn);
 		__exs_conn_abort(conn, -ECONNRESET, false);
 		return true;

@@ -20,13 +20,16 @@
  * acceptor picked, the highest both speak (a host's own is capped by the
  * module parameter wire_version).  A REQ of 3 or 4 names that version
  * alone; one of ours to such a host is refused as another version.  6:
- * urgent data (URG).
+ * urgent data (URG).  7: a closed socket's end says LAST before its
+ * teardown with reuse off too, so a disconnect after a FIN alone is a
+ * failure to resume from (the stream may be half-closed), not an end.
  */
-#define EXS_WIRE_VERSION	6	/* the newest this module speaks */
+#define EXS_WIRE_VERSION	7	/* the newest this module speaks */
 #define EXS_WIRE_VERSION_MIN	3	/* the oldest */
 #define EXS_WIRE_V_BATCH	4	/* the first that takes BATCH */
 #define EXS_WIRE_V_RANGE	5	/* the first whose REQ names a range */
 #define EXS_WIRE_V_URG		6	/* the first that takes URG */
+#define EXS_WIRE_V_LAST		7	/* ...whose closing end says LAST */
 #define EXS_WIRE_PDATA_MAX	56	/* IB CM REQ minus the rdma_cm header */
 
 enum {
