@@ -17,9 +17,10 @@ exs-run so that its sockets are AF_EXS.  ROLE says what this end does:
           a reset;
   halfopen
           the exchange; the listener's end then says FIN, runs CMD and
-          reads 1 MiB of a pattern up to EOF; the connector's reads EOF,
-          runs CMD, then sends that 1 MiB and closes: a half-closed
-          stream goes on, the connector's end idle as CMD runs.
+          reads 1 MiB of a pattern up to EOF, its listener kept open
+          (a resume's REQ goes there); the connector's reads EOF, runs
+          CMD, then sends that 1 MiB and closes: a half-closed stream
+          goes on, the connector's end idle as CMD runs.
 
   exs_reset.py listen PORT ROLE [CMD]
   exs_reset.py connect ADDR PORT ROLE [CMD]
@@ -105,7 +106,9 @@ if args[0] == "listen" and len(args) == 3:
         sys.exit(0)
     lsn.settimeout(120)
     s, _ = lsn.accept()
-    lsn.close()
+    # a resume's REQ comes to the listener (halfopen's is kept)
+    if role != "halfopen":
+        lsn.close()
 elif args[0] == "connect" and len(args) == 4 and role != "unaccepted":
     s = socket.create_connection((args[1], int(args[2])), timeout=120)
 else:

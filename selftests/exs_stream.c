@@ -764,6 +764,32 @@ static struct res c_close_unread(bool exs, int af)
 	return r;
 }
 
+/* After the peer's orderly close, sends end with EPIPE, as after TCP's
+ * reset in CLOSE_WAIT: TCP's first one still succeeds and brings the
+ * reset; AF_EXS's does too (bytes for a closed socket), unless the
+ * peer's end was gone already (its LAST said it wanted nothing more).
+ * The errno of the first of two that fails.
+ */
+static struct res c_send_after_close(bool exs, int af)
+{
+	struct pair p;
+	struct res r;
+	char c;
+	int i;
+
+	pair_open(exs, af, &p, 0);
+	close_peer(&p, POLLRDHUP);
+	r = R(recv(p.c, &c, 1, 0), 0);
+	for (i = 0; i < 2 && !r.val; i++) {
+		if (send(p.c, "x", 1, MSG_NOSIGNAL) < 0)
+			r.val = errno;
+		else
+			wait_ev(p.c, POLLERR);
+	}
+	pair_close(&p);
+	return r;
+}
+
 /* An orderly close: EOF, and the poll mask of a half-open socket. */
 static struct res c_peer_close(bool exs, int af)
 {
@@ -846,6 +872,7 @@ static const struct stream_case cases[] = {
 	{ "poll and recv after a reset", c_poll_reset },
 	{ "close with unread data resets the peer", c_close_unread },
 	{ "orderly close: EOF", c_peer_close },
+	{ "send after the peer closed: EPIPE", c_send_after_close },
 	{ "SO_LINGER with a timeout delivers", c_linger_timeout },
 	{ "SO_KEEPALIVE and TCP_KEEPIDLE", c_keepalive },
 };

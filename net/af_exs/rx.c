@@ -196,7 +196,10 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 		exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM | EPOLLRDHUP);
 		return 0;
 	case EXS_MSG_ABORT:
-		return cursor ? -EPROTO : -ECONNRESET;
+		/* after the peer's FIN, as TCP's reset in CLOSE_WAIT */
+		if (cursor)
+			return -EPROTO;
+		return conn->fin_rcvd ? -EPIPE : -ECONNRESET;
 	case EXS_MSG_URG:
 		return exs_urg_rx(conn, cursor);
 	case EXS_MSG_DATA:
@@ -322,7 +325,7 @@ static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 	if (err == -EPROTO)
 		exs_conn_reset(rider, true);
 	else if (err)
-		exs_conn_abort(rider, -ECONNRESET, false);
+		exs_conn_abort(rider, err == -EPIPE ? err : -ECONNRESET, false);
 }
 
 /* A BATCH record's length and flags, as a ring write's immediate */
@@ -485,7 +488,7 @@ void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	else if (err == -EPROTO)
 		exs_conn_reset(conn, true);
 	else if (err)
-		exs_conn_abort(conn, -ECONNRESET, false);
+		exs_conn_abort(conn, err == -EPIPE ? err : -ECONNRESET, false);
 	if (rider) {
 		if (!err && !repost_failed)
 			exs_rx_rider(rider, wc->opcode, &msg.msg, type, cursor,
