@@ -59,7 +59,7 @@ static void exs_child_event(struct exs_conn *conn)
 			/* a reset the connector hears, as TCP's RST: a
 			 * bare disconnect would be a failure to resume
 			 */
-			exs_conn_send_abort(conn);
+			exs_conn_send_orphan_abort(conn);
 			conn->state = EXS_CONN_CLOSED;
 			exs_conn_queue_hw(conn);
 		}

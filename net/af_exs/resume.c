@@ -32,8 +32,8 @@
  * and once the new QP is up each rider says RESUME on its channel and
  * writes again from what its peer holds, as the carrier does.  A parked
  * rider stays parked; one whose stream was ending ends.  A carrier whose
- * own stream is gone (it ended, or is over both ways, or its QP was
- * parked) moves the QP for its riders only: its RESUME says LINK and
+ * own stream is gone (it ended, is over both ways or its peer said LAST,
+ * or its QP was parked) moves the QP for its riders only: its RESUME says LINK and
  * names no stream, its end stays gone, and the peer's end of that
  * stream, if it still had one, ends as its lost ABORT would have said.
  *
@@ -501,7 +501,7 @@ static int exs_resume_finish(struct exs_conn *conn)
 	 * resume held back (exs_rx_bytes())
 	 */
 	if (conn->orphan && conn->rprod != conn->rcons) {
-		exs_conn_send_abort(conn);
+		exs_conn_send_orphan_abort(conn);
 		__exs_conn_abort(conn, -ECONNRESET, false);
 		return 0;
 	}

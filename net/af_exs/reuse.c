@@ -7,11 +7,12 @@
  * rdma_cm's handshake, a QP, a PD and a registered ring on each side, and
  * their teardown (DREQ, drain) at close.
  *
- * A connection parks once both ends said LAST.  An end says LAST after
- * its FIN, once its socket is closed and it consumed every byte, and
- * sends nothing after it.  So a parked QP is idle, every byte written
- * into either ring was consumed, and both ends agree on the cursors,
- * from which the next connection goes on.
+ * A connection parks once both ends said LAST.  An end says LAST once
+ * its FIN is acked, its socket is closed and it consumed every byte, and
+ * sends nothing after it but an ABORT for bytes that reach it later
+ * (exs_conn_send_orphan_abort()).  So a parked QP is idle, every byte
+ * written into either ring was consumed, and both ends agree on the
+ * cursors, from which the next connection goes on.
  *
  * The connector's end (the host that built the QP) keeps it in the pool
  * for a later connect() to the same RDMA node; the acceptor's end waits
@@ -77,8 +78,10 @@ static bool exs_park_ready(const struct exs_conn *conn)
 		conn->last_rcvd && exs_park_clean(conn));
 }
 
-/* After our FIN, once the socket is closed and every byte consumed: LAST,
- * our consumer cursor (the credit of everything), then nothing more.
+/* After our FIN is acked (until then a failed QP resumes: a LAST ends
+ * that), once the socket is closed and every byte consumed: LAST, our
+ * consumer cursor (the credit of everything), then nothing more but an
+ * ABORT for bytes that reach it later.
  * Said with reuse off too (from wire version 7), before the teardown
  * disconnects: a peer that hears the disconnect after our FIN alone
  * takes it for a failure to resume from (exs_conn_disconnected()).
@@ -86,7 +89,7 @@ static bool exs_park_ready(const struct exs_conn *conn)
  */
 void exs_park_last(struct exs_conn *conn)
 {
-	if (conn->last_sent || !conn->fin_sent || !conn->orphan ||
+	if (conn->last_sent || !conn->fin_acked || !conn->orphan ||
 	    conn->park != EXS_PARK_NONE ||
 	    conn->state != EXS_CONN_ESTABLISHED || conn->err ||
 	    conn->rprod != conn->rcons ||

@@ -87,7 +87,7 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm, const void *data)
 	 */
 	if (conn->orphan && conn->park == EXS_PARK_NONE &&
 	    conn->state == EXS_CONN_ESTABLISHED && !conn->resume) {
-		exs_conn_send_abort(conn);
+		exs_conn_send_orphan_abort(conn);
 		__exs_conn_abort(conn, -ECONNRESET, false);
 		return true;
 	}
@@ -196,10 +196,12 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 		exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM | EPOLLRDHUP);
 		return 0;
 	case EXS_MSG_ABORT:
-		/* after the peer's FIN, as TCP's reset in CLOSE_WAIT */
+		/* after the peer's FIN, ours not asked for: as TCP's
+		 * reset in CLOSE_WAIT
+		 */
 		if (cursor)
 			return -EPROTO;
-		return conn->fin_rcvd ? -EPIPE : -ECONNRESET;
+		return conn->fin_rcvd && !conn->shut_wr ? -EPIPE : -ECONNRESET;
 	case EXS_MSG_URG:
 		return exs_urg_rx(conn, cursor);
 	case EXS_MSG_DATA:

@@ -194,7 +194,8 @@ static void exs_share_free_hw(struct exs_conn *rider)
 	rider->tdma = 0;
 }
 
-/* @rider posts nothing more: it leaves its carrier's count.  An
+/* @rider posts nothing more (but an ABORT from the link's own slots:
+ * exs_conn_send_orphan_abort()): it leaves its carrier's count.  An
  * acceptor's rider does once its LAST is out, a connector's once both
  * LASTs are through, so the acceptor never counts more riders than the
  * connector that JOINs them thinks it does.  Called under rider->lock.

@@ -433,7 +433,7 @@ void exs_conn_timeout_work(struct work_struct *work)
 			exs_connect_timed_out(conn);
 	} else if (conn->orphan) {
 		/* TCP's orphan resets as its timer runs out */
-		exs_conn_send_abort(conn);
+		exs_conn_send_orphan_abort(conn);
 		__exs_conn_abort(conn, -ETIMEDOUT, false);
 	}
 	spin_unlock_bh(&conn->lock);

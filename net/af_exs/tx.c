@@ -276,6 +276,26 @@ void exs_conn_send_abort(struct exs_conn *conn)
 		conn->abort_sent = true;
 }
 
+/* ABORT for a closed socket's stream (bytes reached it, its time ran
+ * out, nobody accepted it): from the link's own slots once it is out of
+ * its link's count (a rider after its LAST), whose own count against no
+ * budget (link_sq.h).  Called under conn->lock.
+ */
+void exs_conn_send_orphan_abort(struct exs_conn *conn)
+{
+	struct exs_conn *carrier = conn->carrier;
+
+	if (!carrier || !READ_ONCE(conn->counted_out)) {
+		exs_conn_send_abort(conn);
+		return;
+	}
+	if (conn->state != EXS_CONN_ESTABLISHED || !conn->peer_chan)
+		return;
+	spin_lock_nested(&carrier->lock, SINGLE_DEPTH_NESTING);
+	exs_link_abort_chan(carrier->link, conn->peer_chan);
+	spin_unlock(&carrier->lock);
+}
+
 /* End the connection with a reset the peer hears: ours, or the peer's
  * protocol error.
  */
@@ -539,7 +559,7 @@ fin:
 	    conn->tposted == conn->tcopied &&
 	    !exs_conn_send_ctrl(conn, EXS_MSG_FIN, conn->tposted))
 		conn->fin_sent = true;
-	if (conn->fin_sent && conn->orphan)
+	if (conn->fin_acked && conn->orphan)
 		exs_park_last(conn);
 }
 

@@ -16,7 +16,9 @@ enum exs_wc_verdict {
 };
 
 /* A failed work request, a receive if @recv, on a connection that
- * @stands (established, no FIN from the peer, no teardown of ours began)
+ * @stands (established, not ended by the peer: no FIN from it before
+ * wire version 7, no LAST nor FINs both ways from it on; no teardown of
+ * ours began)
  * and has @sends_out (sends not yet completed).
  *
  * A flush is our own teardown's, or comes after the connection ended,
