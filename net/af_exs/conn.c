@@ -404,10 +404,12 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 			bool recv)
 {
 	/* from version 7 a FIN alone does not end the stream: a flushed
-	 * send on a half-closed one is the QP's death too (6.12's rxe)
+	 * send on a half-closed one that still sends is the QP's death too
+	 * (6.12's rxe); once our FIN is out as well, as before
 	 */
 	bool over = conn->link->version >= EXS_WIRE_V_LAST ?
-		    exs_conn_peer_over(conn) : conn->fin_rcvd;
+		    exs_conn_peer_over(conn) ||
+		    (conn->fin_rcvd && conn->fin_sent) : conn->fin_rcvd;
 	bool stands = conn->state == EXS_CONN_ESTABLISHED && !over &&
 		      !conn->qp_closing;
 	int link_err = READ_ONCE(conn->link->err);

@@ -16,8 +16,8 @@ enum exs_wc_verdict {
 };
 
 /* A failed work request, a receive if @recv, on a connection that
- * @stands (established, not ended by the peer: no FIN from it before
- * wire version 7, no LAST nor FINs both ways from it on; no teardown of
+ * @stands (established; before wire version 7 no FIN from the peer,
+ * from 7 none or ours not yet out, and no LAST from it; no teardown of
  * ours began)
  * and has @sends_out (sends not yet completed).
  *
