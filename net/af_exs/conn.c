@@ -95,7 +95,7 @@ void exs_conn_disconnected(struct exs_conn *conn)
 		 * listener are never freed
 		 */
 		__exs_conn_abort(conn, -ECONNRESET, false);
-	else if ((conn->link->version < EXS_WIRE_V_LAST && conn->fin_rcvd &&
+	else if ((!exs_link_says_last(conn->link) && conn->fin_rcvd &&
 		  !exs_conn_carries(conn)) ||
 		 !exs_conn_resume(conn, -ECONNRESET))
 		/* No resume: the peer said LAST (a closed socket's last
@@ -407,7 +407,7 @@ void exs_conn_wc_failed(struct exs_conn *conn, const struct ib_wc *wc,
 	 * send on a half-closed one that still sends is the QP's death too
 	 * (6.12's rxe); once our FIN is out as well, as before
 	 */
-	bool over = conn->link->version >= EXS_WIRE_V_LAST ?
+	bool over = exs_link_says_last(conn->link) ?
 		    exs_conn_peer_over(conn) ||
 		    (conn->fin_rcvd && conn->fin_sent) : conn->fin_rcvd;
 	bool stands = conn->state == EXS_CONN_ESTABLISHED && !over &&

@@ -540,6 +540,7 @@ int exs_conn_send_join(struct exs_conn *conn, enum exs_wire_msg_type type);
 int exs_conn_send_resume(struct exs_conn *conn);
 void exs_conn_send_abort(struct exs_conn *conn);
 void exs_conn_send_orphan_abort(struct exs_conn *conn);
+bool exs_conn_orphan_rx(struct exs_conn *conn);
 void exs_conn_reset(struct exs_conn *conn, bool protocol_error);
 void exs_conn_reset_link(struct exs_conn *conn);
 

@@ -196,4 +196,13 @@ struct exs_link {
 	u64			rx_bytes;	/* ...and arrived on it */
 };
 
+/* From wire version 7 a closing end always says LAST, so a FIN alone ends
+ * no stream on @link: a disconnect or a flush after it is a failure to
+ * resume from (wire.h)
+ */
+static inline bool exs_link_says_last(const struct exs_link *link)
+{
+	return link->version >= EXS_WIRE_V_LAST;
+}
+
 #endif /* __EXS_LINK_H */

@@ -33,8 +33,8 @@
  * writes again from what its peer holds, as the carrier does.  A parked
  * rider stays parked; one whose stream was ending ends.  A carrier whose
  * own stream is gone (it ended, is over both ways or its peer said LAST,
- * or its QP was parked) moves the QP for its riders only: its RESUME says LINK and
- * names no stream, its end stays gone, and the peer's end of that
+ * or its QP was parked) moves the QP for its riders only: its RESUME says
+ * LINK and names no stream, its end stays gone, and the peer's end of that
  * stream, if it still had one, ends as its lost ABORT would have said.
  *
  * A resume that is refused, or not done within its deadline, ends the
@@ -498,13 +498,10 @@ static int exs_resume_finish(struct exs_conn *conn)
 	exs_conn_tx_push(conn);
 	exs_conn_write_space(conn);
 	/* bytes came for the closed socket meanwhile: the reset the
-	 * resume held back (exs_rx_bytes())
+	 * resume held back
 	 */
-	if (conn->orphan && conn->rprod != conn->rcons) {
-		exs_conn_send_orphan_abort(conn);
-		__exs_conn_abort(conn, -ECONNRESET, false);
+	if (exs_conn_orphan_rx(conn))
 		return 0;
-	}
 	if (conn->orphan && exs_conn_tx_finished(conn))
 		exs_conn_finished(conn);
 	return 0;

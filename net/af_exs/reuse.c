@@ -94,7 +94,7 @@ void exs_park_last(struct exs_conn *conn)
 	    conn->state != EXS_CONN_ESTABLISHED || conn->err ||
 	    conn->rprod != conn->rcons ||
 	    (!conn->carrier && !exs_reuse_idle(conn) &&
-	     conn->link->version < EXS_WIRE_V_LAST))
+	     !exs_link_says_last(conn->link)))
 		return;
 	/* a full queue: the FIN's completion calls again */
 	if (exs_conn_send_ctrl(conn, EXS_MSG_LAST, conn->rcons))

@@ -79,18 +79,8 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm, const void *data)
 	conn->rprod += len;
 	exs_urg_rx_bytes(conn);
 	EXS_ADD_STATS(conn->net, EXS_MIB_BYTESIN, len);
-	/* bytes for a closed socket, which nobody reads: a reset, as on
-	 * TCP (its TCPAbortOnData); the peer, still sending, would hear
-	 * only the disconnect and resume (exs_conn_disconnected()).  Not
-	 * while resuming: no ABORT goes out then (exs_resume_finish()
-	 * resets once it can).
-	 */
-	if (conn->orphan && conn->park == EXS_PARK_NONE &&
-	    conn->state == EXS_CONN_ESTABLISHED && !conn->resume) {
-		exs_conn_send_orphan_abort(conn);
-		__exs_conn_abort(conn, -ECONNRESET, false);
-		return true;
-	}
+	if (exs_conn_orphan_rx(conn))
+		return true;	/* bytes for a closed socket: reset */
 	if (imm & EXS_IMM_LOW_WINDOW)
 		conn->peer_low = true;
 	exs_conn_credit(conn);

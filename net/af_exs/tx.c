@@ -296,6 +296,24 @@ void exs_conn_send_orphan_abort(struct exs_conn *conn)
 	spin_unlock(&carrier->lock);
 }
 
+/* Bytes wait in a closed socket's ring, which nobody will read: it
+ * resets, as TCP's does on data after close (TCPAbortOnData), so that the
+ * peer, still sending, hears a reset, not a bare disconnect it would
+ * resume from.  Not while resuming: no ABORT goes out then
+ * (exs_resume_finish() asks again).  True when it reset.  Called under
+ * conn->lock.
+ */
+bool exs_conn_orphan_rx(struct exs_conn *conn)
+{
+	if (!conn->orphan || conn->park != EXS_PARK_NONE ||
+	    conn->state != EXS_CONN_ESTABLISHED || conn->resume ||
+	    conn->rprod == conn->rcons)
+		return false;
+	exs_conn_send_orphan_abort(conn);
+	__exs_conn_abort(conn, -ECONNRESET, false);
+	return true;
+}
+
 /* End the connection with a reset the peer hears: ours, or the peer's
  * protocol error.
  */
