@@ -20,7 +20,9 @@
  * the server refused it (its ring memory limits: mem.c).  A fifth,
  * "join-stall", lets none of its server's sends through while it JOINs
  * and ABORTs streams its server writes to (the server says in the file
- * when it has written to one).
+ * when it has written to one); a sixth, "leave-stall", does so until one
+ * such stream is gone from the link with its sends stuck, and waits for
+ * the server to give up on them.
  *
  * REQ cases must be rejected (RDMA_CM_EVENT_REJECTED).  The others connect
  * as a correct client would (REQ, READY), then misbehave; the server must
@@ -792,10 +794,43 @@ static unsigned int lines_in(const char *path)
 	return n;
 }
 
-#define stall_say(...)	fprintf(stderr, "exs_badpeer: join-stall: " __VA_ARGS__)
+#define stall_say(fmt, ...) \
+	fprintf(stderr, "exs_badpeer: %s: " fmt, cfg.name, ##__VA_ARGS__)
 #define stall_fail(...)	do { stall_say(__VA_ARGS__); exit(1); } while (0)
 
 static unsigned int stall_acked;	/* of our sends */
+static bool stall_leaving;		/* leave-stall: the link's end is the aim */
+
+static unsigned int stall_streams;	/* set up and left */
+
+/* leave-stall met its aim: the server ended the link (its DISCONNECTED,
+ * within -t: our QP's failure alone proves nothing)
+ */
+static void stall_ended(void)
+{
+	if (await_end(NULL))
+		return;
+	fprintf(stderr, "exs_badpeer: %s: the server ended the link, %u streams in\n",
+		cfg.name, stall_streams);
+	exit(0);
+}
+
+/* leave-stall: the server's DISCONNECTED, if it came */
+static bool stall_gone;
+
+static bool stall_disconnected(void)
+{
+	struct rdma_cm_event *ev;
+
+	if (!stall_leaving || stall_gone)
+		return stall_gone;
+	ev = next_event(0);
+	if (!ev)
+		return false;
+	stall_gone = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+	rdma_ack_cm_event(ev);
+	return stall_gone;
+}
 
 /* The completions that came: our sends' counted, the server's messages
  * used up (their receives never posted again).
@@ -805,6 +840,12 @@ static void stall_poll(void)
 	struct ibv_wc wc;
 
 	while (ibv_poll_cq(cq, 1, &wc) > 0) {
+		/* the server's end flushes ours, or its QP went silent
+		 * (6.12's rxe fails a stalled one) and our retries ran
+		 * out: either way only its DISCONNECTED says it gave up
+		 */
+		if (wc.status != IBV_WC_SUCCESS && stall_leaving)
+			stall_ended();
 		if (wc.status != IBV_WC_SUCCESS)
 			stall_fail("completion error %s\n",
 				   ibv_wc_status_str(wc.status));
@@ -826,6 +867,34 @@ static void stall_poll(void)
 	__met;								\
 })
 
+/* JOIN @c: set up and its stream written to and reset by the server
+ * (true), or refused (false: the host's RdmaReject moved past @rej).
+ */
+static bool stall_join(unsigned int c, unsigned long long rej)
+{
+	unsigned long long shared = host_stat("AcceptShared");
+
+	/* a send buffer of our 8 free (sends complete in order) */
+	if (!stall_until(nsent - stall_acked < 8 || stall_disconnected()))
+		stall_fail("our sends stopped completing\n");
+	if (stall_gone)
+		return true;
+	send_open_type(WIRE_JOIN, 0, c, mr->rkey);
+	if (!stall_until(host_stat("AcceptShared") != shared ||
+			 host_stat("RdmaReject") != rej ||
+			 stall_disconnected()))
+		stall_fail("JOIN %u neither set up nor refused\n", c);
+	if (stall_gone)
+		return true;
+	if (host_stat("RdmaReject") != rej)
+		return false;
+	/* its writes posted, and its reset (the first stream's line too) */
+	if (!stall_until(lines_in(cfg.keyfile) >= c + 1 ||
+			 stall_disconnected()))
+		stall_fail("the server never wrote to stream %u\n", c);
+	return true;
+}
+
 /* "join-stall": a peer that lets nothing through.  It posts no more
  * receives, so once those it had are used every send on the server's
  * link waits at its head (RNR), and JOINs streams its server (-p: one
@@ -838,32 +907,45 @@ static void stall_poll(void)
  */
 static void join_stall(uint32_t rkey, uint32_t rlen)
 {
-	unsigned long long rej = host_stat("RdmaReject"), shared;
+	unsigned long long rej = host_stat("RdmaReject");
 	unsigned int c;
 
-	for (c = 1; c < WIRE_CHAN_MAX; c++) {
-		shared = host_stat("AcceptShared");
-		/* a send buffer of our 8 free (sends complete in order) */
-		if (!stall_until(nsent - stall_acked < 8))
-			stall_fail("our sends stopped completing\n");
-		send_open_type(WIRE_JOIN, 0, c, mr->rkey);
-		if (!stall_until(host_stat("AcceptShared") != shared ||
-				 host_stat("RdmaReject") != rej))
-			stall_fail("JOIN %u neither set up nor refused\n", c);
-		if (host_stat("RdmaReject") != rej)
+	for (c = 1; c < WIRE_CHAN_MAX; c++)
+		if (!stall_join(c, rej))
 			break;
-		/* its writes posted, and its reset (the first stream's
-		 * line too)
-		 */
-		if (!stall_until(lines_in(cfg.keyfile) >= c + 1))
-			stall_fail("the server never wrote to stream %u\n", c);
-	}
 	if (c == WIRE_CHAN_MAX)
 		stall_fail("no JOIN refused with %u streams' sends stuck\n",
 			   c - 1);
 	stall_say("%u streams set up and left, JOIN %u refused\n", c - 1, c);
 	rdma_disconnect(id);
 	exit(0);
+}
+
+/* "leave-stall": join-stall's flood, its aim the link's end: the
+ * streams its server wrote to and reset are gone from the link with
+ * their requests in flight for ever, which no stream's watch bounds.  The
+ * link's must (link_watch.c, net.exs.stall_timeout_ms): the server ends
+ * the link, during the flood or after its refusal, within -t of it, and
+ * the streams' rings go with it.
+ */
+static void leave_stall(uint32_t rkey, uint32_t rlen)
+{
+	unsigned long long rej = host_stat("RdmaReject");
+
+	stall_leaving = true;
+	for (stall_streams = 0; stall_streams + 1 < WIRE_CHAN_MAX;
+	     stall_streams++) {
+		if (!stall_join(stall_streams + 1, rej))
+			break;
+		if (stall_gone) {
+			stall_say("the server ended the link, %u streams in\n",
+				  stall_streams);
+			exit(0);
+		}
+	}
+	stall_ended();
+	stall_fail("the link stayed up with %u gone streams' sends stuck\n",
+		   stall_streams);
 }
 
 /* "stray-link-only": our first stream reset (ABORT), the server's end of
@@ -1156,6 +1238,9 @@ static const struct bad_case cases[] = {
 	{ .name = "join-stall",
 	  .what = "JOINs of streams written to and reset, with nothing let through",
 	  .run = join_stall, .keyfile = true, .share = true },
+	{ .name = "leave-stall",
+	  .what = "a stream reset and gone with its sends stuck, nothing let through",
+	  .run = leave_stall, .keyfile = true, .share = true },
 };
 
 static const struct bad_case *find_case(const char *name)

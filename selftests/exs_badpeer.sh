@@ -184,8 +184,9 @@ done < <(exs_badpeer -l)
 # resets it (SO_LINGER 0) and says so in a file: the streams it JOINs
 # leave with their sends stuck, and once those would leave a stream no
 # room on the link's send queue, its JOIN is refused.
-stall_file=$EXS_TMP/stall-writes
-exs_bg exs-run python3 -c '
+# stall_serve PORT FILE: that server, in the background
+stall_serve() {
+	exs_bg exs-run python3 -c '
 import socket, struct, sys, threading
 l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -210,18 +211,55 @@ wrote()
 while True:
     c, _ = l.accept()
     threading.Thread(target=serve, args=(c,), daemon=True).start()
-' $addr $((port + 3)) "$stall_file"
-stall_server=${EXS_PIDS[-1]}
-exs_wait_listen $((port + 3)) 30
+' $addr "$1" "$2"
+	stall_server=${EXS_PIDS[-1]}
+	exs_wait_listen "$1" 30
+}
+stall_end() {
+	kill "$stall_server"
+	wait "$stall_server" 2>/dev/null
+	exs_sysctl_restore
+}
+stall_serve $((port + 3)) "$EXS_TMP/stall-writes"
+# (the stall bound out of the way: the flood outlasts a short one)
+exs_sysctl net.exs.stall_timeout_ms=600000
 before_rej=$(exs_stat RdmaReject)
 before_mem=$(exs_stat RingMemRefused)
 exs_run "JOINs of streams written to and reset, with nothing let through (join-stall): refused once their sends would fill the link's queue" \
-	exs_badpeer -a $addr -p $((port + 3)) -c join-stall -k "$stall_file" -t 60
+	exs_badpeer -a $addr -p $((port + 3)) -c join-stall \
+		-k "$EXS_TMP/stall-writes" -t 60
 rej=$(($(exs_stat RdmaReject) - before_rej))
 exs_assert "join-stall: the refusal counted (RdmaReject +$rej), not for ring memory" \
 	"[ $rej -ge 1 ] && [ $(exs_stat RingMemRefused) = $before_mem ]"
-kill "$stall_server"
-wait "$stall_server" 2>/dev/null
+stall_end
+
+# The same peer, JOINing until a stream its server wrote to and reset is
+# gone from the link with its sends stuck (leave-stall): no stream's
+# watch bounds those requests, so the link's does, with a fence after
+# them (link_watch.c).  With net.exs.stall_timeout_ms 5 s the server's
+# link gives up on them and disconnects within the case's 60 s: on 6.1 a
+# stall of the fence's, counted and logged as such; 6.12's rxe often
+# fails the stalled QP first, silently (its requests flushed, no error
+# completion), and the server's resume then waits for a REQ that never
+# comes (RdmaResumeFails, a resume's deadline later: 10 s here).  Before
+# the link's watch, 6.1's server held the link as long as the peer liked.
+fence_stalls() { dmesg | grep -c "requests of streams that left unacked"; }
+stall_serve $((port + 4)) "$EXS_TMP/leave-writes"
+exs_sysctl net.exs.stall_timeout_ms=5000 net.exs.connect_timeout_ms=5000
+before_stalls=$(exs_stat RdmaStalls) before_rfails=$(exs_stat RdmaResumeFails)
+before_fence=$(fence_stalls)
+exs_run "a stream reset and gone with its sends stuck (leave-stall): the server ends the link" \
+	exs_badpeer -a $addr -p $((port + 4)) -c leave-stall \
+		-k "$EXS_TMP/leave-writes" -t 60
+given_up() {
+	{ [ $(($(exs_stat RdmaStalls) - before_stalls)) -ge 1 ] &&
+	  [ "$(fence_stalls)" -gt "$before_fence" ]; } ||
+		[ $(($(exs_stat RdmaResumeFails) - before_rfails)) -ge 1 ]
+}
+exs_wait_until 30 given_up
+exs_check "leave-stall: the fence's stall (RdmaStalls +$(($(exs_stat RdmaStalls) - before_stalls)), logged +$(($(fence_stalls) - before_fence))), or the QP's failure unresumed (RdmaResumeFails +$(($(exs_stat RdmaResumeFails) - before_rfails)))" \
+	given_up
+stall_end
 
 # A peer reaches its own connection's ring only: a write into another
 # connection's ring, with the very key the server gave that one, is

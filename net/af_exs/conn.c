@@ -328,6 +328,7 @@ void exs_conn_renew(struct exs_conn *conn)
 	conn->last_rcvd = false;
 	conn->refused = 0;
 	conn->orphan = false;
+	conn->orphan_by = 0;
 	conn->reused = true;
 	conn->owner = NULL;
 	conn->on_connect = NULL;

@@ -23,7 +23,10 @@
  * before conn->lock, as rdma_cm's handlers do, and waits for the old
  * cm_id's handlers with no lock held.  The watch work (keepalive.c)
  * takes conn->lock only; the teardown cancels it without, once it set
- * qp_closing under it (no watch is armed after that).  Every stream
+ * qp_closing under it (no watch is armed after that).  The link's watch
+ * (link_watch.c) takes each counted-out stream's lock, then link->lock,
+ * and apart from that the holder's, then link->lock; the holder's
+ * teardown cancels it with no lock held, once it set link->closing.  Every stream
  * posts under its own lock, then its link's (link->lock, link.h), and
  * reads the link's PD and device only there, as the link's teardown
  * frees them once it set link->closing under that lock.  link->lock is
@@ -61,11 +64,12 @@
 /* A shared QP's receives, kept posted for every stream on it */
 #define EXS_SHARE_RQ_DEPTH	256
 #define EXS_PROBE_INTERVAL	HZ	/* a full peer ring is probed */
-/* A request unacknowledged this long (without TCP_USER_TIMEOUT) means the
- * peer is dead or its path broken, as TCP's retransmission timer would
- * conclude, only sooner: what bounds a dead peer on rxe (keepalive.c).
+/* A closed socket's last bytes and FIN have this long, from its close,
+ * to reach the peer, however many resumes it takes (TCP's orphans have
+ * their retries, tcp_orphan_retries): a peer that makes every QP fail
+ * again cannot hold a closed socket's rings for longer.
  */
-#define EXS_STALL_TIMEOUT	(60 * HZ)
+#define EXS_ORPHAN_TIMEOUT	(60 * HZ)
 /* Transport retries before a send fails with RETRY_EXC (ETIMEDOUT).  7,
  * the most there is: rxe counts down on every retry, a NAK's or a
  * timeout's, and recounts only on a clean ack, so under 1% loss a long
@@ -274,6 +278,8 @@ struct exs_conn {
 	struct work_struct	resume_work;
 	struct work_struct	resolve_work;	/* connect.c: another try */
 	unsigned long		timeout_at;	/* when timeout_work may act */
+	/* a closed socket's last bytes are through by then, resumes or not */
+	unsigned long		orphan_by;
 	unsigned long		connect_by;	/* racing: the connect deadline */
 	struct hlist_node	park_node;	/* exs_parked */
 	/* the peer's RDMA node: where a connector connects (and parks for),
@@ -370,6 +376,12 @@ struct exs_conn {
 						 * then, in the link's
 						 * quiet_sq (link->lock)
 						 */
+	u32			quiet_gen;	/* ...and the link's fences
+						 * posted by then, its sq_head
+						 * then (link_watch.c;
+						 * link->lock)
+						 */
+	u32			quiet_head;
 	struct work_struct	join_work;
 	struct exs_wire_peer	joined;		/* a rider's JOINED, for it */
 	union {				/* scratch, sent inline */
@@ -463,6 +475,9 @@ void exs_link_tx_init(struct exs_link *link);
 void exs_link_abort_chan(struct exs_link *link, u8 chan);
 void exs_link_refuse(struct exs_link *link, u8 chan, int why);
 void exs_link_tx_done(struct ib_cq *cq, struct ib_wc *wc);
+int exs_link_post_fence(struct exs_link *link);
+void exs_link_fence_done(struct ib_cq *cq, struct ib_wc *wc);
+void exs_link_post_failed(struct exs_link *link, int err);
 void exs_link_req_done(struct exs_link *link, const struct ib_wc *wc,
 		       int err);
 
@@ -472,6 +487,11 @@ void exs_link_qp_event(struct ib_event *ev, void *context);
 void exs_link_qp_event_work(struct work_struct *work);
 void exs_link_qp_events_end(struct exs_link *link);
 void exs_link_cm_event(struct exs_link *link, enum rdma_cm_event_type event);
+
+/* link_watch.c */
+void exs_link_watch_begin(struct exs_link *link, struct exs_conn *conn);
+void exs_link_watch_work(struct work_struct *work);
+void exs_link_watch_stop(struct exs_link *link);
 
 /* link_qp.c */
 int exs_link_build(struct exs_link *link);
@@ -516,6 +536,8 @@ void exs_conn_hw_work(struct work_struct *work);
 void exs_conn_report_err(struct exs_conn *conn);
 void exs_conn_close_err(struct exs_conn *conn, int err);
 void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay);
+void exs_conn_arm_orphan(struct exs_conn *conn);
+void exs_conn_arm_resume(struct exs_conn *conn, unsigned long delay);
 void exs_conn_disarm_timeout(struct exs_conn *conn);
 void exs_conn_timeout_work(struct work_struct *work);
 

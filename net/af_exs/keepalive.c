@@ -19,15 +19,16 @@
  * (EXS_RETRY_COUNT), and it can wedge a send queue for good after its
  * link went down and up, while its receive side still takes the peer's
  * probes.  So whenever a request awaits its ack, probe or data, the watch
- * runs too.  A send queue that stood still for EXS_STALL_TIMEOUT moves
- * the connection to a new QP (resume.c), which a dead peer never
- * answers: the connection then ends with ETIMEDOUT, as TCP's
+ * runs too.  A send queue that stood still for net.exs.stall_timeout_ms
+ * (a minute) moves the connection to a new QP (resume.c), which a dead
+ * peer never answers: the connection then ends with ETIMEDOUT, as TCP's
  * retransmission timer would end it; with TCP_USER_TIMEOUT, at once.
  */
 #include <net/tcp.h>
 
 #include "protocol.h"
 #include "conn.h"
+#include "netns.h"
 #include "watch.h"
 
 /* (Re)arm the watch to run in @delay jiffies; never once the teardown
@@ -46,14 +47,14 @@ static void exs_watch_arm(struct exs_conn *conn, unsigned long delay)
 }
 
 /* How long a request may await its ack: TCP_USER_TIMEOUT, set on the
- * native socket, else EXS_STALL_TIMEOUT.
+ * native socket, else net.exs.stall_timeout_ms.
  */
 static unsigned long exs_watch_stall(const struct exs_sock *exs)
 {
 	u32 user_timeout = READ_ONCE(inet_csk(exs->native->sk)->icsk_user_timeout);
 
 	return user_timeout ? msecs_to_jiffies(user_timeout) :
-			      EXS_STALL_TIMEOUT;
+			      exs_stall_timeout(sock_net(&exs->sk));
 }
 
 /* Probe if due; jiffies until the next look, 0 when there is nothing to

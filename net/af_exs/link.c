@@ -27,7 +27,9 @@ struct exs_link *exs_link_alloc(struct exs_conn *holder, struct net *net,
 	link->cm_id = id;
 	link->batch_cqe.done = exs_batch_done;
 	link->ctrl_cqe.done = exs_link_tx_done;
+	link->fence_cqe.done = exs_link_fence_done;
 	INIT_WORK(&link->qp_event_work, exs_link_qp_event_work);
+	INIT_DELAYED_WORK(&link->watch_work, exs_link_watch_work);
 	INIT_LIST_HEAD(&link->dev_node);
 	INIT_HLIST_NODE(&link->table_node);
 	INIT_LIST_HEAD(&link->waiters);
@@ -195,6 +197,8 @@ static bool __exs_link_count_out(struct exs_link *link, struct exs_conn *conn,
 	WRITE_ONCE(conn->quiet_sq, inflight);
 	WRITE_ONCE(link->quiet_sq, link->quiet_sq + inflight);
 	WRITE_ONCE(link->nchans, link->nchans - 1);
+	if (inflight)
+		exs_link_watch_begin(link, conn);	/* link_watch.c */
 	return true;
 }
 
@@ -368,7 +372,8 @@ static void exs_link_free(struct exs_link *link)
 	/* nobody finds it, and no waiter outlives it (link_table.c) */
 	exs_link_table_del(link);
 	WARN_ON_ONCE(link->dev || link->qp || link->pd || link->old_id ||
-		     link->resume_id || !list_empty(&link->joins));
+		     link->resume_id || !list_empty(&link->joins) ||
+		     delayed_work_pending(&link->watch_work));
 	kfree(link->rx_msgs);
 	kfree(link->batch);
 	kfree(link->rx);

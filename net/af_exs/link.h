@@ -11,28 +11,27 @@
  * holder's connection (conn->carrier), whose teardown still takes the
  * verbs objects down, so today the holder's reference is the last.
  *
- * Locking: link->lock, a spinlock and a leaf (taken after any conn->lock
- * or device lock held, or alone in process context or a completion
- * handler; nothing but the device's own locks, as a request is posted,
- * and the workqueue's, as a walk of the channel table queues work, is
- * taken under it).  It is taken with BHs off (nothing takes it, or any
- * conn->lock, with interrupts off: rdma_cm handlers and work items run
- * in process context, completions in softirq, and a QP event only
- * queues its work).  It guards
- * what every stream posting on the QP shares: closing and resuming, the
- * batch, tx_bytes, the link's own send slots and the refusals it owes;
- * and the channel table (chans, each stream's
- * counted_out, the JOINs heard; nchans, read without it as a hint).  A
- * stream posts under it and its own lock, whichever stream built the
- * link (tx.c, batch.c, link_tx.c); the link's own messages, under it and
- * the holder's (link_tx.c).  The verbs objects are set before anyone else
- * posts on them, and taken away by the teardown (teardown.c) or a
+ * Locking: link->lock, a spinlock and a leaf (taken after any conn->lock or
+ * device lock held, or alone in process context or a completion handler;
+ * nothing but the device's own locks, as a request is posted, and the
+ * workqueue's, as a walk of the channel table queues work or the link's
+ * watch is armed (link_watch.c), is taken under it).  It is taken with BHs
+ * off (nothing takes it, or any conn->lock, with interrupts off: rdma_cm
+ * handlers and work items run in process context, completions in softirq,
+ * and a QP event only queues its work).  It guards what every stream posting
+ * on the QP shares: closing and resuming, the batch, tx_bytes, the link's
+ * own send slots and the refusals it owes, its fence; and the channel table
+ * (chans, each stream's counted_out, the JOINs heard; nchans, read without
+ * it as a hint).  A stream posts under it and its own lock, whichever stream
+ * built the link (tx.c, batch.c, link_tx.c); the link's own messages, under
+ * it and the holder's (link_tx.c).  The verbs objects are set before anyone
+ * else posts on them, and taken away by the teardown (teardown.c) or a
  * resume (resume.c) only after closing was set under it, in the same
  * section of the holder's lock as its qp_closing.  The holder's lock
- * (conn.h) still guards the rest that completion handlers and system
- * calls share (counters other than tx_bytes); err is set once, by
- * cmpxchg().  The link table's lock guards table_node, pending and the
- * waiters (link_table.c); mutex guards closed.
+ * (conn.h) still guards the rest that completion handlers and system calls
+ * share (counters other than tx_bytes); err is set once, by cmpxchg().  The
+ * link table's lock guards table_node, pending and the waiters
+ * (link_table.c); mutex guards closed.
  */
 #ifndef __EXS_LINK_H
 #define __EXS_LINK_H
@@ -139,6 +138,18 @@ struct exs_link {
 	u16			quiet_sq;	/* ...sends of those out */
 	u8			njoins;		/* ...JOINs waiting */
 	struct list_head	joins;		/* JOINs heard, to handle */
+	/* link_watch.c: the sends of streams counted out (quiet_sq), which
+	 * no stream watches, tested by a fence of the link's own after them
+	 * (link_tx.c): fences posted, the last that completed, whether one
+	 * is in flight and since when (under lock); the work that posts it
+	 * and bounds it, its completion's entry
+	 */
+	u32			fences;
+	u32			fences_done;
+	bool			fence_out;
+	unsigned long		fence_at;
+	struct delayed_work	watch_work;
+	struct ib_cqe		fence_cqe;
 	/* held while a stream is set up in its PD, and while its teardown
 	 * takes the streams' registrations away
 	 */

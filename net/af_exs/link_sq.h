@@ -25,22 +25,26 @@
  * take, and how many streams it carries besides its first.  Devices
  * round a queue up to a power of two, rxe after adding a slot of its
  * own, so the streams' EXS_SQ_DEPTH each, the QP's BATCH messages
- * (batch.c), the link's own messages (link_tx.c), the requests of
- * streams counted out (EXS_SQ_QUIET, beyond what a stream's leaving
- * frees: above) and ib_drain_qp()'s marker stay within it: 31 streams,
+ * (batch.c), the link's own messages (link_tx.c) and fence, the
+ * requests of streams counted out (EXS_SQ_QUIET, beyond what a stream's
+ * leaving frees: above) and ib_drain_qp()'s marker stay within it: 31 streams,
  * where 32 would take 4,096 slots (2 MB of rxe's memory a QP).
  */
 #define EXS_SHARE_SQ_SLOTS	2048
 #define EXS_BATCH_INFLIGHT	8
 #define EXS_LINK_SQ		8
 #define EXS_SQ_QUIET		32
+/* the link's fence (link_watch.c): one in flight, on a slot of its own,
+ * so that no burst of the link's messages can keep it out
+ */
+#define EXS_LINK_FENCE		1
 #define EXS_SHARE_RIDERS	((EXS_SHARE_SQ_SLOTS - 2 - EXS_BATCH_INFLIGHT - \
-				  EXS_LINK_SQ - EXS_SQ_QUIET) / \
-				 EXS_SQ_DEPTH - 1)
+				  EXS_LINK_SQ - EXS_LINK_FENCE - \
+				  EXS_SQ_QUIET) / EXS_SQ_DEPTH - 1)
 /* ...the QP's send requests: all of the above but the marker */
 #define EXS_SHARE_SQ_ROOM	(EXS_SQ_DEPTH * (EXS_SHARE_RIDERS + 1) + \
 				 EXS_BATCH_INFLIGHT + EXS_LINK_SQ + \
-				 EXS_SQ_QUIET)
+				 EXS_LINK_FENCE + EXS_SQ_QUIET)
 
 /* Room on a shared link for one more stream counted in, with @nchans
  * counted (its first stream's apart) and @quiet requests in flight of

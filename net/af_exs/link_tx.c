@@ -10,7 +10,8 @@
  * channel (one a channel at most, so a peer that keeps to the protocol
  * loses none) and sent as the link's slots complete; on a QP going or
  * being replaced it is lost with the JOIN it answers (the connector's
- * deadline ends its wait, and it goes to TCP).
+ * deadline ends its wait, and it goes to TCP).  And the link's fence
+ * (link_watch.c), on a slot of its own.
  */
 #include "conn.h"
 #include "mib.h"
@@ -51,19 +52,21 @@ int exs_link_post(struct exs_link *link, struct ib_send_wr *wr)
 	err = exs_batch_post(link);
 	if (!err)
 		err = ib_post_send(link->qp, wr, NULL);
-	if (!err && (wr->opcode == IB_WR_RDMA_WRITE ||
-		     wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM))
+	if (!err && wr->num_sge && (wr->opcode == IB_WR_RDMA_WRITE ||
+				    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM))
 		link->tx_bytes += wr->sg_list->length;
 	return err;
 }
 
-/* A new QP: none of the link's messages in flight, none owed (the JOINs
- * they answered went with the old one).  Called under link->lock.
+/* A new QP: none of the link's messages in flight, nor its fence, none
+ * owed (the JOINs they answered went with the old one).  Called under
+ * link->lock.
  */
 void exs_link_tx_init(struct exs_link *link)
 {
 	lockdep_assert_held(&link->lock);
 	link->ctrl_inflight = 0;
+	link->fence_out = false;
 	link->nrefuse_owed = 0;
 	memset(link->refuse_owed, 0, sizeof(link->refuse_owed));
 }
@@ -107,7 +110,7 @@ static int exs_link_post_msg(struct exs_link *link,
 /* A post the device refused ends the link, as a stream's would.  Called
  * under the holder's lock.
  */
-static void exs_link_post_failed(struct exs_link *link, int err)
+void exs_link_post_failed(struct exs_link *link, int err)
 {
 	if (err && err != -EAGAIN && err != -ENOTCONN)
 		__exs_link_abort(link->holder, -ECONNRESET, false);
@@ -172,10 +175,11 @@ static int exs_link_pay_owed(struct exs_link *link)
 	return 0;
 }
 
-/* A request of the link's own (a message, a BATCH: batch.c) completed:
- * flushed with its QP, which the holder resumes or ends as for a request
- * of its own; or acked, the peer there, and @err the error of a post its
- * handler made, which ends the link.  Called under the holder's lock.
+/* A request of the link's own (a message, a BATCH: batch.c, a fence)
+ * completed: flushed with its QP, which the holder resumes or ends as
+ * for a request of its own; or acked, the peer there, and @err the error
+ * of a post its handler made, which ends the link.  Called under the
+ * holder's lock.
  */
 void exs_link_req_done(struct exs_link *link, const struct ib_wc *wc,
 		       int err)
@@ -215,5 +219,66 @@ void exs_link_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		err = exs_link_pay_owed(link);
 	spin_unlock(&link->lock);
 	exs_link_req_done(link, wc, err);
+	spin_unlock(&holder->lock);
+}
+
+/* The link's fence (link_watch.c): a zero-length RDMA WRITE, which no
+ * software of the peer's sees, signaled, on a slot of its own
+ * (EXS_LINK_FENCE).  A zero-length write needs no valid key (IB's
+ * C9-88); it names the holder's peer ring all the same, for a device
+ * that checks.  The send queue completes in order: its completion says
+ * that every request posted before it completed, signaled or not.  0;
+ * -EAGAIN with one in flight; -ENOTCONN on a QP going or being replaced;
+ * else the device's error.  Under the holder's lock and link->lock.
+ */
+int exs_link_post_fence(struct exs_link *link)
+{
+	const struct exs_conn *holder = link->holder;
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe		= &link->fence_cqe,
+			.opcode		= IB_WR_RDMA_WRITE,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+		.remote_addr	= holder->peer.ring_addr,
+		.rkey		= holder->peer.ring_rkey,
+	};
+	int err;
+
+	lockdep_assert_held(&link->lock);
+	if (link->resuming)
+		return -ENOTCONN;
+	if (link->fence_out)
+		return -EAGAIN;
+	err = exs_link_post(link, &wr.wr);
+	if (err)
+		return err == -ESHUTDOWN ? -ENOTCONN : err;
+	link->fence_out = true;
+	link->fences++;
+	link->fence_at = jiffies;
+	return 0;
+}
+
+/* The fence completed: every request before it did (the streams that
+ * left are released: link_watch.c); or it was flushed with its QP, which
+ * the holder resumes or ends, as for a request of its own.
+ */
+void exs_link_fence_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct exs_link *link = container_of(wc->wr_cqe, struct exs_link,
+					     fence_cqe);
+	struct exs_conn *holder = link->holder;
+
+	spin_lock(&holder->lock);
+	spin_lock(&link->lock);
+	link->fence_out = false;
+	if (wc->status == IB_WC_SUCCESS) {
+		link->fences_done = link->fences;
+		/* not once the teardown stopped the watch */
+		if (!link->closing)
+			mod_delayed_work(exs_wq, &link->watch_work, 0);
+	}
+	spin_unlock(&link->lock);
+	exs_link_req_done(link, wc, 0);
 	spin_unlock(&holder->lock);
 }

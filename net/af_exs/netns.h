@@ -24,6 +24,7 @@ struct exs_settings {
 	int	ack_timeout;		/* the QPs' local ACK timeout; 0: CM's */
 	int	reuse_idle_ms;		/* a parked QP waits; 0: no reuse */
 	int	share_qp;		/* connections share a QP (share.c) */
+	int	stall_timeout_ms;	/* a request unacked: the QP is dead */
 	/* mem.c: what accepted streams' rings may pin, in pages */
 	unsigned long	ring_mem;	/* in the namespace */
 	unsigned long	ring_mem_peer;	/* ...for one peer node */
@@ -60,6 +61,14 @@ struct exs_net *exs_pernet(const struct net *net);
 static inline int exs_connect_timeout_ms(const struct net *net)
 {
 	return READ_ONCE(exs_pernet(net)->cfg.connect_timeout_ms);
+}
+
+/* How long a request may await its ack before its QP counts as dead
+ * (keepalive.c, link_watch.c): TCP's retransmission timer's bound.
+ */
+static inline unsigned long exs_stall_timeout(const struct net *net)
+{
+	return msecs_to_jiffies(READ_ONCE(exs_pernet(net)->cfg.stall_timeout_ms));
 }
 
 /* mib.c */

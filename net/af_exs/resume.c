@@ -165,7 +165,7 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	/* its cm_id's events are old news (the handlers compare) */
 	conn->link->old_id = conn->link->cm_id;
 	WRITE_ONCE(conn->link->cm_id, NULL);
-	exs_conn_arm_timeout(conn, exs_resume_deadline(conn));
+	exs_conn_arm_resume(conn, exs_resume_deadline(conn));
 	exs_resume_queue(conn);
 	return true;
 }
@@ -224,8 +224,8 @@ static void exs_resume_hold_riders(struct exs_conn *carrier)
 			rider->resume = EXS_RESUME_CONNECT;
 			rider->resume_err = err;
 			rider->peer_resumed = false;
-			exs_conn_arm_timeout(rider,
-					     exs_resume_deadline(carrier));
+			exs_conn_arm_resume(rider,
+					    exs_resume_deadline(carrier));
 		} else if (rider->park == EXS_PARK_IDLE) {
 			/* nothing of its own in flight */
 		} else if (rider->leave_wait ||
@@ -484,7 +484,7 @@ static int exs_resume_finish(struct exs_conn *conn)
 	conn->fin_sent = peer_fin;
 	conn->fin_acked = peer_fin;
 	if (conn->orphan)
-		exs_conn_arm_timeout(conn, 60 * HZ);
+		exs_conn_arm_orphan(conn);
 	else
 		exs_conn_disarm_timeout(conn);
 	EXS_INC_STATS(conn->net, EXS_MIB_RESUMES);

@@ -17,6 +17,8 @@ static int exs_timeout_max = 600000;
  * times out meets an ib_cm race (overview.rst, "Accepting over RDMA").
  */
 static int exs_connect_timeout_max = 60000;
+/* the stall bound: above any retry's round on a live path */
+static int exs_stall_timeout_min = 1000;
 static int exs_ttl_max = 3600000;
 static int exs_ring_min = EXS_RING_MIN;
 static int exs_ring_max = EXS_RING_MAX;
@@ -126,6 +128,14 @@ static struct ctl_table exs_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &exs_connect_timeout_max,
 	},
+	{
+		.procname	= "stall_timeout_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &exs_stall_timeout_min,
+		.extra2		= &exs_timeout_max,
+	},
 	{ }
 };
 
@@ -147,6 +157,7 @@ int exs_sysctl_net_init(struct net *net)
 	en->cfg.delayed_ack_fraction = EXS_ACK_FRACTION_DEFAULT;
 	en->cfg.reuse_idle_ms = 10000;
 	en->cfg.share_qp = 1;
+	en->cfg.stall_timeout_ms = 60000;
 	/* pinned, unlike TCP's buffers (tcp_mem's largest default is about
 	 * 3/32 of memory, for the host): a quarter of memory for the
 	 * namespace (the initial one's: the host's), an eighth for one peer
@@ -171,6 +182,7 @@ int exs_sysctl_net_init(struct net *net)
 	table[10].data = &en->cfg.ring_mem_peer;
 	table[11].data = &en->cfg.neg_cache_host_ttl_ms;
 	table[12].data = &en->cfg.connect_race_ms;
+	table[13].data = &en->cfg.stall_timeout_ms;
 
 	en->sysctl = exs_register_net_sysctl(net, "net/exs", table,
 					     ARRAY_SIZE(exs_sysctl_template) - 1);

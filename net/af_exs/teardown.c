@@ -11,6 +11,7 @@
 #include "protocol.h"
 #include "conn.h"
 #include "mib.h"
+#include "netns.h"
 #include "trace.h"
 
 /* Queue the teardown with a reference of its own: it may be queued again
@@ -145,6 +146,7 @@ static void __exs_conn_orphan(struct exs_conn *conn, bool reset)
 {
 	conn->owner = NULL;
 	conn->orphan = true;
+	conn->orphan_by = jiffies + EXS_ORPHAN_TIMEOUT;
 	conn->on_connect = NULL;
 	/* its socket gave it up: nobody waits for it to come up */
 	exs_link_wait_end(conn, EXS_FALLBACK_NONE);
@@ -162,7 +164,7 @@ static void __exs_conn_orphan(struct exs_conn *conn, bool reset)
 	else if (exs_conn_tx_finished(conn))
 		exs_conn_finished(conn);
 	else
-		exs_conn_arm_timeout(conn, 60 * HZ);
+		exs_conn_arm_orphan(conn);
 }
 
 void exs_conn_orphan(struct exs_conn *conn, bool reset)
@@ -216,6 +218,7 @@ void exs_conn_hw_release(struct exs_conn *conn, bool destroy_id)
 	abort_sent = conn->abort_sent;
 	spin_unlock_bh(&conn->lock);
 	exs_watch_stop(conn);				/* no probe after this */
+	exs_link_watch_stop(link);			/* ...nor link stall */
 	/* the disconnect would flush an ABORT the device has not sent, or
 	 * a rider's last bytes
 	 */
@@ -339,6 +342,34 @@ void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay)
 	mod_delayed_work(exs_wq, &conn->timeout_work, delay);
 }
 
+/* A closed socket's bound, from its close (EXS_ORPHAN_TIMEOUT): armed at
+ * the close, and again, for what is left of it, after a resume, whose
+ * own deadline (no later: exs_conn_arm_resume()) took the timer
+ * meanwhile.  Called under conn->lock.
+ */
+static unsigned long exs_conn_orphan_left(const struct exs_conn *conn)
+{
+	unsigned long now = jiffies;
+
+	return time_after(conn->orphan_by, now) ? conn->orphan_by - now : 0;
+}
+
+void exs_conn_arm_orphan(struct exs_conn *conn)
+{
+	exs_conn_arm_timeout(conn, exs_conn_orphan_left(conn));
+}
+
+/* A resume's deadline, @delay from now: a closed socket's own bound, if
+ * sooner, still holds (timeout_work ends a resume that outlives it).
+ * Called under conn->lock.
+ */
+void exs_conn_arm_resume(struct exs_conn *conn, unsigned long delay)
+{
+	if (conn->orphan)
+		delay = min(delay, exs_conn_orphan_left(conn));
+	exs_conn_arm_timeout(conn, delay);
+}
+
 void exs_conn_disarm_timeout(struct exs_conn *conn)
 {
 	conn->timeout_at = jiffies + MAX_JIFFY_OFFSET;
@@ -359,7 +390,7 @@ static bool exs_conn_answer_late(struct exs_conn *conn)
 	if (conn->answer_late || exs_conn_awaits_ack(conn))
 		return false;
 	conn->answer_late = true;
-	exs_conn_arm_timeout(conn, EXS_STALL_TIMEOUT);
+	exs_conn_arm_timeout(conn, exs_stall_timeout(conn->net));
 	return true;
 }
 
