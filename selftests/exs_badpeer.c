@@ -22,7 +22,9 @@
  * and ABORTs streams its server writes to (the server says in the file
  * when it has written to one); a sixth, "leave-stall", does so until one
  * such stream is gone from the link with its sends stuck, and waits for
- * the server to give up on them.
+ * the server to give up on them; a seventh, "refuse-flood", asks a parked
+ * stream of its own to OPEN, again and again, to no listener, while it
+ * lets nothing through.
  *
  * REQ cases must be rejected (RDMA_CM_EVENT_REJECTED).  The others connect
  * as a correct client would (REQ, READY), then misbehave; the server must
@@ -363,9 +365,9 @@ static int await_end(const char *until)
 }
 
 /* Until the server's message of @type (READY: the misbehaviour starts
- * from a sane state).
+ * from a sane state); its cursor.
  */
-static void await_msg(uint8_t type)
+static uint32_t await_msg(uint8_t type)
 {
 	time_t end = time(NULL) + cfg.timeout;
 	struct ibv_wc wc;
@@ -383,7 +385,7 @@ static void await_msg(uint8_t type)
 				continue;
 			m = (void *)(ring + RING + wc.wr_id * 64);
 			if (m->type == type)
-				return;
+				return be32toh(m->cursor);
 		}
 		usleep(10000);
 	}
@@ -799,6 +801,7 @@ static unsigned int lines_in(const char *path)
 #define stall_fail(...)	do { stall_say(__VA_ARGS__); exit(1); } while (0)
 
 static unsigned int stall_acked;	/* of our sends */
+static unsigned int stall_refused;	/* REFUSEs that came */
 static bool stall_leaving;		/* leave-stall: the link's end is the aim */
 
 static unsigned int stall_streams;	/* set up and left */
@@ -852,6 +855,10 @@ static void stall_poll(void)
 		if (wc.opcode != IBV_WC_RECV &&
 		    wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM)
 			stall_acked++;
+		else if (wc.opcode == IBV_WC_RECV &&
+			 ((struct wire_msg *)(ring + RING + wc.wr_id * 64))->type ==
+			 WIRE_REFUSE)
+			stall_refused++;
 	}
 }
 
@@ -946,6 +953,60 @@ static void leave_stall(uint32_t rkey, uint32_t rlen)
 	stall_ended();
 	stall_fail("the link stayed up with %u gone streams' sends stuck\n",
 		   stall_streams);
+}
+
+/* "refuse-flood": a stream of ours JOINed and ended cleanly both ways
+ * (FIN, LAST), so that the server's end parks on its channel; then
+ * OPENs for it, NFLOOD of them, to a port nobody listens on.  Each is
+ * refused from the link's own slots (link_tx.c): once the REFUSEs used
+ * up our receives, those stick at the head of the server's send queue
+ * (RNR), the next is owed to the channel, the rest are dropped.  The
+ * server's send queue never overflows (a parked stream's REFUSE once
+ * went on its own slots, which count against nothing), so the link stays
+ * up, and no more REFUSEs are posted than our receives, the link's slots
+ * and one owed: the calling script reads RdmaReject.  Exit 4 when the
+ * server ended the link instead.
+ */
+#define NFLOOD		600
+
+static void refuse_flood(uint32_t rkey, uint32_t rlen)
+{
+	unsigned long long parked = host_stat("Parked");
+	uint16_t dport = sent_req.dport;
+	struct rdma_cm_event *ev;
+	uint32_t srv;
+	unsigned int i;
+
+	send_open_type(WIRE_JOIN, 0, 1, mr->rkey);
+	srv = await_msg(WIRE_JOINED);	/* the server's channel of it */
+	send_msg_to(WIRE_FIN, srv, 0, 8);
+	send_msg_to(WIRE_LAST, srv, 0, 8);
+	await_msg(WIRE_LAST);	/* its server's close, 5 s after our FIN */
+	if (!stall_until(host_stat("Parked") != parked))
+		stall_fail("the server's end of our stream never parked\n");
+	stall_acked = nsent;	/* what came before: acked by now */
+	sent_req.dport = htobe16(be16toh(dport) + 9);
+	for (i = 0; i < NFLOOD; i++) {
+		if (!stall_until(nsent - stall_acked < 8))
+			stall_fail("our OPEN %u was never acked\n", i);
+		send_open_type(WIRE_OPEN, srv, 1, mr->rkey);
+	}
+	sent_req.dport = dport;
+	/* what the server makes of the last ones; its link stays */
+	stall_until(false);
+	ev = next_event(0);
+	if (ev && ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+		/* the calling script tells a failed QP from our fault */
+		stall_say("the server ended the link (%u REFUSEs came)\n",
+			  stall_refused);
+		exit(4);
+	}
+	if (ev)
+		rdma_ack_cm_event(ev);
+	stall_say("%u OPENs, %u REFUSEs came, the link up\n", NFLOOD,
+		  stall_refused);
+	rdma_disconnect(id);
+	exit(0);
 }
 
 /* "stray-link-only": our first stream reset (ABORT), the server's end of
@@ -1149,6 +1210,7 @@ struct bad_case {
 	void (*run)(uint32_t rkey, uint32_t rlen);
 	bool own_ready;		/* @run sends our READY */
 	bool keyfile;		/* needs -k: not in -l's list */
+	bool solo;		/* the script runs it on its own: nor */
 	bool no_qp;		/* @run after the REP, with no QP */
 	/* the server's device refuses it: its QP fails, it cannot say
 	 * ABORT (every other case must hear one before the disconnect)
@@ -1238,6 +1300,9 @@ static const struct bad_case cases[] = {
 	{ .name = "join-stall",
 	  .what = "JOINs of streams written to and reset, with nothing let through",
 	  .run = join_stall, .keyfile = true, .share = true },
+	{ .name = "refuse-flood",
+	  .what = "OPENs for a parked stream, refused, with nothing let through",
+	  .run = refuse_flood, .share = true, .solo = true },
 	{ .name = "leave-stall",
 	  .what = "a stream reset and gone with its sends stuck, nothing let through",
 	  .run = leave_stall, .keyfile = true, .share = true },
@@ -1293,7 +1358,7 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-				if (!cases[i].keyfile)
+				if (!cases[i].keyfile && !cases[i].solo)
 					printf("%s\t%s\n", cases[i].name,
 					       cases[i].what);
 			return 0;

@@ -179,6 +179,35 @@ while read -r name what; do
 	esac
 done < <(exs_badpeer -l)
 
+# A parked stream asked to OPEN again and again, to a port nobody listens
+# on, while the link lets nothing through (refuse-flood): each OPEN is
+# refused from the link's own slots, which stick once the REFUSEs used up
+# the peer's 256 receives; the next is owed to the channel, the rest are
+# dropped.  The link stays up (its send queue never overflows: a parked
+# stream's REFUSE once went on slots of its own, counted against
+# nothing), with no protocol error, and at most the peer's receives, the
+# link's 8 slots and one owed REFUSE are posted (RdmaReject counts them).
+# 6.12's rxe may fail the server's QP under the stall (its REFUSEs'
+# retries out, status 12): the link then ends by the resume no REQ
+# answers (RdmaResumeFails), not by anything the flood overflowed.
+before_rej=$(exs_stat RdmaReject) before_err=$(exs_stat ProtocolErrors)
+before_rfails=$(exs_stat RdmaResumeFails)
+name="OPENs for a parked stream, refused, with nothing let through (refuse-flood)"
+exs_badpeer -a $addr -p $port -c refuse-flood -t 15 2> "$EXS_TMP/flood.err"
+rc=$?
+rej=$(($(exs_stat RdmaReject) - before_rej))
+resume_failed() { [ "$(exs_stat RdmaResumeFails)" != "$before_rfails" ]; }
+if [ $rc = 0 ]; then
+	exs_ok "$name: the link stays up"
+elif [ $rc = 4 ] && exs_wait_until 30 resume_failed; then
+	exs_ok "$name: the link stays up, until the device failed its QP (RdmaResumeFails +1)"
+else
+	exs_fail "$name: the link stays up" "exit $rc"
+	sed 's/^/#   /' "$EXS_TMP/flood.err"
+fi
+exs_assert "refuse-flood: the refusals bounded (RdmaReject +$rej of 600 OPENs), no protocol error" \
+	"[ $rej -ge 200 ] && [ $rej -le 265 ] && [ $(exs_stat ProtocolErrors) = $before_err ]"
+
 # A peer that lets nothing through (join-stall) against a server that
 # writes 60 KiB to each stream but the first in 1 KiB sends (Nagle off),
 # resets it (SO_LINGER 0) and says so in a file: the streams it JOINs

@@ -187,6 +187,53 @@ exs_check "... and ended in order (RdmaAborts +$(delta RdmaAborts "$aborts"))" \
 	[ "$(delta RdmaAborts "$aborts")" = 0 ]
 sysctl -qw net.exs.reuse_idle_ms=10000
 
+# A stream that leaves its shared link with TCP_NODELAY's unsignaled
+# writes in flight (they complete only with a later signaled request of
+# its own, which it never posts) is released by the link's fence
+# (link_watch.c), a second on: a server writes 512-byte sends to the
+# second stream of a link, whose client reads a while and resets it
+# (SO_LINGER 0).  Three times, as the last write before the reset is
+# signaled one time in 16; at least one is released so, counted.
+port=24930
+fenced=$(exs_stat RdmaLinkFenced)
+exs_run "streams reset mid-write under TCP_NODELAY, their server's on RDMA" \
+	exs-run python3 -c '
+import socket, struct, sys, threading, time
+addr, port = sys.argv[1], int(sys.argv[2])
+l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind((addr, port))
+l.listen(8)
+c0 = socket.create_connection((addr, port))	# the link, held
+s0, _ = l.accept()
+def write(s):
+    try:
+        while True:
+            s.send(b"w" * 512)
+    except OSError:
+        pass
+for _ in range(3):
+    c = socket.create_connection((addr, port))
+    s, _ = l.accept()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    t = threading.Thread(target=write, args=(s,), daemon=True)
+    t.start()
+    got, end = 0, time.monotonic() + 1
+    while time.monotonic() < end:
+        got += len(c.recv(65536))
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    c.close()
+    t.join(30)
+    s.close()
+    if not got or t.is_alive():
+        sys.exit("a stream moved nothing, or its writer never saw the reset")
+time.sleep(3)	# the fence: a second after the last stream left
+' $addr4 $port
+fenced_by() { [ "$(delta RdmaLinkFenced "$fenced")" -ge "$1" ]; }
+exs_wait_until 10 fenced_by 1
+exs_check "... the link's fence released them (RdmaLinkFenced +$(delta RdmaLinkFenced "$fenced"))" \
+	fenced_by 1
+
 # A closed connection's parked QP keeps its port; a bind with
 # SO_REUSEADDR takes it at once, waiting for the QP's teardown on exs_wq
 # without the socket's lock, which works there take (lockdep saw it held

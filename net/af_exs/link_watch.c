@@ -67,6 +67,7 @@ static void exs_link_watch_release(struct exs_link *link)
 			conn->sq_tail = conn->sq_head;
 			conn->sq_signaled = conn->sq_head;
 			exs_link_quiet_done(link, conn);
+			EXS_INC_STATS(link->net, EXS_MIB_LINKFENCED);
 			if (conn->leave_wait) {
 				conn->leave_wait = false;
 				exs_conn_queue_hw(conn);

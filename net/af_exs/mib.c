@@ -56,6 +56,7 @@ static const char * const exs_mib_names[EXS_MIB_MAX] = {
 	[EXS_MIB_BADSOURCE]	= "AcceptBadSource",
 	[EXS_MIB_BADDEST]	= "AcceptBadDest",
 	[EXS_MIB_RINGMEMREFUSED] = "RingMemRefused",
+	[EXS_MIB_LINKFENCED]	= "RdmaLinkFenced",
 	[EXS_MIB_URGSENT]	= "UrgentSent",
 	[EXS_MIB_URGRCVD]	= "UrgentReceived",
 	[EXS_MIB_URGINBAND]	= "UrgentInBand",

@@ -53,6 +53,7 @@ enum exs_mib_field {
 	EXS_MIB_URGSENT,	/* urgent pointers sent (MSG_OOB, oob.c) */
 	EXS_MIB_URGRCVD,	/* ...and received */
 	EXS_MIB_URGINBAND,	/* MSG_OOB to an older peer: in band */
+	EXS_MIB_LINKFENCED,	/* streams that left, released by a fence */
 	/* gauges: a value now, never reset */
 	EXS_MIB_RINGMEMPAGES,	/* pages accepted streams' rings pin */
 	/* one counter per enum exs_fallback_reason, in the same order */
