@@ -554,6 +554,8 @@ void exs_conn_probe(struct exs_conn *conn);
 bool exs_conn_awaits_ack(const struct exs_conn *conn);
 unsigned long exs_conn_unacked_since(const struct exs_conn *conn);
 void exs_conn_stalled(struct exs_conn *conn, bool may_resume);
+void exs_conn_sq_through(struct exs_conn *conn);
+void exs_conn_leave_go(struct exs_conn *conn);
 int exs_conn_send_reg(struct exs_conn *conn);
 int exs_conn_send_ctrl(struct exs_conn *conn, enum exs_wire_msg_type type,
 		       u32 cursor);

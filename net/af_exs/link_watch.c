@@ -64,14 +64,9 @@ static void exs_link_watch_release(struct exs_link *link)
 			  (s32)(done - conn->quiet_gen) > 0;
 		spin_unlock(&link->lock);
 		if (through) {
-			conn->sq_tail = conn->sq_head;
-			conn->sq_signaled = conn->sq_head;
-			exs_link_quiet_done(link, conn);
+			exs_conn_sq_through(conn);
+			exs_conn_leave_go(conn);
 			EXS_INC_STATS(link->net, EXS_MIB_LINKFENCED);
-			if (conn->leave_wait) {
-				conn->leave_wait = false;
-				exs_conn_queue_hw(conn);
-			}
 		}
 		spin_unlock_bh(&conn->lock);
 		exs_conn_put(conn);

@@ -217,9 +217,7 @@ static void exs_resume_hold_riders(struct exs_conn *carrier)
 		if (!rider)
 			continue;
 		spin_lock_bh(&rider->lock);
-		rider->sq_tail = rider->sq_head;
-		rider->sq_signaled = rider->sq_head;
-		exs_link_quiet_done(carrier->link, rider);
+		exs_conn_sq_through(rider);
 		if (exs_resume_stream_ok(rider)) {
 			rider->resume = EXS_RESUME_CONNECT;
 			rider->resume_err = err;
@@ -302,8 +300,7 @@ static bool exs_resume_drain(struct exs_conn *conn, struct rdma_cm_id *old)
 	spin_unlock(&conn->link->lock);
 	conn->link->old_id = NULL;
 	/* every request completed, flushed or not */
-	conn->sq_tail = conn->sq_head;
-	conn->sq_signaled = conn->sq_head;
+	exs_conn_sq_through(conn);
 	/* both FINs were through, or the peer's LAST came: our stream
 	 * ends in order after all, and the QP moves on for the riders, if
 	 * any

@@ -603,6 +603,28 @@ void exs_conn_shut_wr(struct exs_conn *conn)
 	exs_conn_tx_push(conn);
 }
 
+/* Every request @conn posted is through, though no completion of its
+ * own may say so: its link's QP was drained for a resume, or a fence
+ * after them completed (link_watch.c).  Called under conn->lock.
+ */
+void exs_conn_sq_through(struct exs_conn *conn)
+{
+	conn->sq_tail = conn->sq_head;
+	conn->sq_signaled = conn->sq_head;
+	exs_link_quiet_done(conn->link, conn);
+}
+
+/* A rider's teardown waited for its requests (share.c): on with it once
+ * they are all through.  Called under conn->lock.
+ */
+void exs_conn_leave_go(struct exs_conn *conn)
+{
+	if (conn->leave_wait && conn->sq_tail == conn->sq_head) {
+		conn->leave_wait = false;
+		exs_conn_queue_hw(conn);
+	}
+}
+
 void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct exs_tx_slot *slot = container_of(wc->wr_cqe,
@@ -615,11 +637,7 @@ void exs_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&conn->lock);
 	conn->sq_tail = slot->seq + 1;	/* and the unsignaled before it */
 	exs_link_quiet_done(conn->link, conn);
-	/* a rider's teardown waited for this (share.c) */
-	if (conn->leave_wait && conn->sq_tail == conn->sq_head) {
-		conn->leave_wait = false;
-		exs_conn_queue_hw(conn);
-	}
+	exs_conn_leave_go(conn);
 	if (wc->status != IB_WC_SUCCESS) {
 		exs_conn_wc_failed(conn, wc, false);
 		spin_unlock(&conn->lock);
