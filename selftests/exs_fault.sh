@@ -6,6 +6,8 @@
 #   1. a's RDMA device is deleted mid-stream: both ends of the busy
 #      connection fail within a bound; new connections fall back to TCP
 #      while a has no device, and use RDMA again once it is back.
+#   1b. The same under a stream whose link's first stream ended and
+#      parked: the stream fails with ENETDOWN, counted.
 #   2. The module cannot be unloaded while a socket exists; once the last
 #      one closed it unloads (nothing leaked a reference), and loads again.
 #   3. With only an iWARP device (siw), connects fall back to TCP cleanly.
@@ -63,6 +65,15 @@ stream_server() {
 }
 
 gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# link_ids: the ids of this namespace's links, one a line; fails when
+# exsconfig does, so that no check below passes on an empty answer
+link_ids() {
+	local j
+	j=$(exsconfig -j links) || return 2
+	python3 -c 'import json, sys
+for l in json.load(sys.stdin): print(l["id"])' <<< "$j"
+}
 
 # ended_within NAME SECONDS: the last background job exits non-zero in time
 ended_within() {
@@ -153,6 +164,61 @@ counted_xfer "no RDMA device: connect falls back to TCP" 22002 inet \
 say "$host.readded"
 await a.readded
 counted_xfer "device back: connect uses RDMA again" 22003 exs ConnectRdma
+
+# --- 1b. the device goes under a link whose first stream parked ----------
+# Connection 0 builds the link, 1 rides it, then 0 ends in order and parks
+# (exs_share.py devgone): deleting a's device ends 1 with ENETDOWN, as it
+# ends a stream on a link whose first stream is open, and counts it.  An
+# ack timeout of its own keeps the links of the cases before out of it.
+name="device deleted under a stream whose link's first stream parked"
+here=$(dirname "$0")
+no_links() { [ -z "$(link_ids)" ]; }
+if [ "$host" = b ]; then
+	exs_bg exs-run python3 "$here/exs_share.py" listen 22012 1 \
+		> "$EXS_TMP/devgone.srv" 2>&1
+	exs_wait_listen 22012 10
+	say "$name.ready"
+	await "$name.cut" 300 || exs_fail "$name: b" "never cut"
+	# its stream ends once its resume is refused or times out; the
+	# module unload below wants every link gone
+	exs_check "$name: b: the server's streams ended, its links went" \
+		exs_wait_until 150 no_links
+	kill "${EXS_PIDS[-1]}" 2>/dev/null
+	wait "${EXS_PIDS[-1]}" 2>/dev/null
+else
+	await "$name.ready"
+	removed=$(exs_stat DeviceRemoved) shared=$(exs_stat ConnectShared)
+	ack0=$(sysctl -n net.exs.ack_timeout)
+	sysctl -qw net.exs.ack_timeout=20
+	flag=$EXS_TMP/devgone.parked
+	exs_bg exs-run python3 "$here/exs_share.py" devgone $peer4 22012 \
+		"$flag" > "$EXS_TMP/devgone.out" 2>&1
+	pid=${EXS_PIDS[-1]}
+	if exs_wait_until 120 test -e "$flag" && streaming "$name"; then
+		rdma link delete rxe0
+		exs_tally faults 1
+		say "$name.cut"
+		if exs_wait_until 30 gone "$pid" && wait "$pid"; then
+			exs_ok "$name: a: it failed with ENETDOWN"
+		else
+			exs_fail "$name: a: it failed with ENETDOWN"
+			kill "$pid" 2>/dev/null
+		fi
+		sed 's/^/#   /' "$EXS_TMP/devgone.out"
+		exs_check "$name: a: it rode the first stream's link" \
+			[ $(($(exs_stat ConnectShared) - shared)) -eq 1 ]
+		exs_check "$name: a: counted DeviceRemoved" \
+			[ $(($(exs_stat DeviceRemoved) - removed)) -ge 1 ]
+	else
+		say "$name.cut"
+		exs_fail "$name" "the first stream never parked, or no RDMA"
+		sed 's/^/#   /' "$EXS_TMP/devgone.out"
+	fi
+	sysctl -qw net.exs.ack_timeout="$ack0"
+	rdma link add rxe0 type rxe netdev exs0
+fi
+say "$host.readded2"
+await a.readded2
 
 # --- 2. module unload ------------------------------------------------------
 name="$host: module unload"
@@ -275,14 +341,6 @@ counted_xfer "link up again: connect uses RDMA" 22010 exs ConnectRdma
 # (the debug kernel's refcount underflow in rxe_skb_tx_dtor).  Once the
 # link is up, the wait ends and the link goes.
 name="a queue pair closed while its port is down"
-# link_ids: the ids of this namespace's links, one a line; fails when
-# exsconfig does, so that no check below passes on an empty answer
-link_ids() {
-	local j
-	j=$(exsconfig -j links) || return 2
-	python3 -c 'import json, sys
-for l in json.load(sys.stdin): print(l["id"])' <<< "$j"
-}
 # link_listed ID: 0 listed, 1 not, 2 no answer
 link_listed() {
 	local ids

@@ -43,6 +43,12 @@ connect_timeout_ms, non-blocking; a second one, made with a short one,
 waits for the first's link coming up and must go to TCP at its own
 deadline, while the first still waits (listen PORT 0 serves it).
 
+With devgone, connection 0 builds the link and connection 1 rides it;
+0 then ends in order and parks (the link's first stream, parked, with a
+live one on it), FLAG is created, and 1 sends and reads until it fails,
+as the shell deletes this host's RDMA device: with ENETDOWN, as a stream
+on a link whose first stream is open would (listen PORT 1 serves it).
+
 With hold, all N + 1 connections stay open while the shell command
 CMD looks at them from outside, twice: once they are up (CMD 1), and
 after each moved BYTES each way, echoed and checked (CMD 2).  With
@@ -54,6 +60,7 @@ burst, the same, but the N + 1 connects all start at once.
   exs_share.py stall ADDR PORT FLAG
   exs_share.py park ADDR PORT N BYTES [GONE [NOPORT]]
   exs_share.py taken ADDR PORT BYTES
+  exs_share.py devgone ADDR PORT FLAG
   exs_share.py hold ADDR PORT N BYTES CMD
   exs_share.py burst ADDR PORT N BYTES CMD
 
@@ -70,6 +77,8 @@ import threading
 import time
 
 TIMEOUT = 120
+USAGE = next(p for p in __doc__.split("\n\n")
+             if p.lstrip().startswith("exs_share.py"))
 failures = []
 # the connections the client resets; any other must not be
 reset_ok = {0, 1}
@@ -406,6 +415,44 @@ def hold(addr, port, n, nbytes, cmd, at_once=False):
         s.close()
 
 
+def devgone(addr, port, flag):
+    """A stream on a link whose first stream is parked ends with the
+    device, with ENETDOWN."""
+    first = opened(addr, port, 0)
+    second = opened(addr, port, 1)
+    before = parked()
+    first.shutdown(socket.SHUT_WR)
+    if first.recv(1):
+        failures.append("connection 0: bytes after the exchange")
+    first.close()
+    await_parked(before, "connection 0")
+    open(flag, "w").close()
+
+    # the error goes to the first call that meets it, the send's or the
+    # reader's; the other gets EPIPE or EOF after it, as on TCP
+    errs = []
+
+    def drain():
+        try:
+            while second.recv(65536):
+                pass
+        except OSError as e:
+            errs.append(e)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    block = bytes(65536)
+    try:
+        while True:
+            second.sendall(block)
+    except OSError as e:
+        errs.append(e)
+    reader.join(TIMEOUT)
+    print("exs_share: connection 1: " + "; ".join(str(e) for e in errs))
+    if not any(e.errno == errno.ENETDOWN for e in errs):
+        failures.append("connection 1 did not end with ENETDOWN")
+
+
 def linkwait(addr, port):
     """The second connect's wait for the first's link ends at its own
     connect()'s deadline, not the link's."""
@@ -441,12 +488,14 @@ def main():
         if args[3:] == ["park"]:
             reset_ok.clear()
         elif args[3:]:
-            sys.exit(__doc__.split("\n\n")[6])
+            sys.exit(USAGE)
         serve(int(args[1]), int(args[2]))
     elif len(args) == 5 and args[0] == "connect":
         client(args[1], int(args[2]), int(args[3]), int(args[4]))
     elif len(args) == 4 and args[0] == "taken":
         taken(args[1], int(args[2]), int(args[3]))
+    elif len(args) == 4 and args[0] == "devgone":
+        devgone(args[1], int(args[2]), args[3])
     elif len(args) == 3 and args[0] == "linkwait":
         linkwait(args[1], int(args[2]))
     elif len(args) == 4 and args[0] == "stall":
@@ -461,7 +510,7 @@ def main():
              float(args[5]) if len(args) >= 6 else 0,
              int(args[6]) if len(args) == 7 else 0)
     else:
-        sys.exit(__doc__.split("\n\n")[6])
+        sys.exit(USAGE)
     if failures:
         sys.exit("exs_share: " + "; ".join(failures))
 

@@ -68,9 +68,11 @@ static int exs_dev_add(struct ib_device *ibdev)
 }
 
 /* Called before rdma_cm's own removal: end every link on the device
- * (exs_link_abort() only queues their holders' teardown, which destroys the QPs,
- * PDs and cm_ids and drops their device references), wait for the last
- * one.
+ * (exs_link_abort() only queues their holders' teardown, which destroys
+ * the QPs, PDs and cm_ids and drops their device references), wait for
+ * the last one.  A parked holder is nobody's and just ends, but the
+ * streams its link still carries end as on any other link: with the
+ * link's error (exs_share_drop_riders()), counted.
  */
 static void exs_dev_remove(struct ib_device *ibdev, void *data)
 {
@@ -85,10 +87,16 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 	spin_lock_bh(&dev->lock);
 	WRITE_ONCE(dev->dying, true);
 	list_for_each_entry(link, &dev->links, dev_node) {
-		if (exs_park_end(link->holder))
+		/* a hint: a stream counted in since ends with ECONNRESET */
+		bool carries = READ_ONCE(link->nchans);
+
+		if (carries)
+			exs_link_fail(link, -ENETDOWN);
+		if (!exs_park_end(link->holder))
+			exs_link_abort(link->holder, -ENETDOWN, false);
+		else if (!carries)
 			continue;
 		EXS_INC_STATS(link->net, EXS_MIB_DEVREMOVED);
-		exs_link_abort(link->holder, -ENETDOWN, false);
 	}
 	spin_unlock_bh(&dev->lock);
 
