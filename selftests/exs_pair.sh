@@ -140,10 +140,11 @@ share_qp
 # instead of a JOIN that registers rings of its own.  The first
 # connection stays open, so no queue pair parks: every connect after the
 # second must take the rider the one before it left.  b lets its parked
-# riders go after 2 s (twice its reuse_idle_ms), a keeps its own 10 s:
-# before the last connect a waits 4 s, and the OPEN for the rider b let
-# go is refused; a starts afresh on the link, which stays: a JOIN, not
-# TCP, nor a queue pair of its own.
+# riders go after 6 s (twice its reuse_idle_ms: time enough, on the debug
+# kernel beside another boot, for a's next connect), a keeps its own
+# 20 s: before the last connect a waits 10 s, and the OPEN for the rider
+# b let go is refused; a starts afresh on the link, which stays: a JOIN,
+# not TCP, nor a queue pair of its own.
 share_park() {
 	local name="ipv4 exs, a parked rider taken by each next connection"
 	local port=21016 n=6 bytes=$(kib 256) shared reused rdma pkts
@@ -157,24 +158,28 @@ share_park() {
 	fi
 	pkts=$(exs_rdma_pkts)
 	if [ "$host" = b ]; then
-		exs_sysctl net.exs.reuse_idle_ms=1000
+		exs_sysctl net.exs.reuse_idle_ms=3000
 		share_serve "$name" $port $n park
 		exs_sysctl_restore
-		exs_assert "$name: b: a JOIN, OPENs on the parked rider, one refused, a JOIN" \
-			'[ $(($(exs_stat AcceptShared) - shared)) -eq 2 ] &&
-			[ $(($(exs_stat AcceptReuse) - reused)) -eq $((n - 2)) ] &&
-			[ $(($(exs_stat RdmaReject) - rdma)) -eq 1 ]'
+		shared=$(($(exs_stat AcceptShared) - shared))
+		reused=$(($(exs_stat AcceptReuse) - reused))
+		rdma=$(($(exs_stat RdmaReject) - rdma))
+		exs_assert "$name: b: $shared JOINs (2), $reused OPENs on the parked rider ($((n - 2))), $rdma refused (1)" \
+			'[ $shared -eq 2 ] && [ $reused -eq $((n - 2)) ] &&
+			[ $rdma -eq 1 ]'
 	else
 		await_ready "$name" || { exs_fail "$name" "server never ready"; return; }
 		exs_sysctl net.exs.share_qp=1 net.exs.ack_timeout=18 \
-			net.exs.reuse_idle_ms=10000
+			net.exs.reuse_idle_ms=20000
 		exs_run "$name" exs-run python3 "$here/exs_share.py" \
-			park $peer4 $port $n "$bytes" 4
+			park $peer4 $port $n "$bytes" 10
 		exs_sysctl_restore
-		exs_assert "$name: a: a JOIN, then the parked rider, then a JOIN afresh" \
-			'[ $(($(exs_stat ConnectShared) - shared)) -eq 2 ] &&
-			[ $(($(exs_stat ConnectReuse) - reused)) -eq $((n - 2)) ] &&
-			[ $(($(exs_stat ConnectRdma) - rdma)) -eq $((n + 1)) ]'
+		shared=$(($(exs_stat ConnectShared) - shared))
+		reused=$(($(exs_stat ConnectReuse) - reused))
+		rdma=$(($(exs_stat ConnectRdma) - rdma))
+		exs_assert "$name: a: $shared JOINs (2), $reused took the parked rider ($((n - 2))), $rdma over RDMA ($((n + 1)))" \
+			'[ $shared -eq 2 ] && [ $reused -eq $((n - 2)) ] &&
+			[ $rdma -eq $((n + 1)) ]'
 	fi
 	exs_check "$name: $host: the RDMA device carried the bytes" \
 		[ $(($(exs_rdma_pkts) - pkts)) -ge $((2 * n * bytes / 4096)) ]
