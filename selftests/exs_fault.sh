@@ -172,7 +172,12 @@ counted_xfer "device back: connect uses RDMA again" 22003 exs ConnectRdma
 # ack timeout of its own keeps the links of the cases before out of it.
 name="device deleted under a stream whose link's first stream parked"
 here=$(dirname "$0")
-no_links() { [ -z "$(link_ids)" ]; }
+# no_links: this namespace has no link (and exsconfig answered)
+no_links() {
+	local ids
+	ids=$(link_ids) || return 1
+	[ -z "$ids" ]
+}
 if [ "$host" = b ]; then
 	exs_bg exs-run python3 "$here/exs_share.py" listen 22012 1 \
 		> "$EXS_TMP/devgone.srv" 2>&1
@@ -212,6 +217,8 @@ else
 	else
 		say "$name.cut"
 		exs_fail "$name" "the first stream never parked, or no RDMA"
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
 		sed 's/^/#   /' "$EXS_TMP/devgone.out"
 	fi
 	sysctl -qw net.exs.ack_timeout="$ack0"
