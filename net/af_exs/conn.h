@@ -585,7 +585,7 @@ struct exs_wire_peer;
 void exs_park_last(struct exs_conn *conn);
 void exs_conn_finished(struct exs_conn *conn);
 bool exs_park_expire(struct exs_conn *conn);
-bool exs_park_end(struct exs_conn *conn);
+bool exs_park_end(struct exs_conn *conn, int err, bool *carried);
 void exs_park_unlink(struct exs_conn *conn);
 void exs_park_leave(struct exs_conn *conn);
 struct exs_conn *exs_park_take(struct net *net, const struct in6_addr *node,

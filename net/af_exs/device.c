@@ -70,9 +70,9 @@ static int exs_dev_add(struct ib_device *ibdev)
 /* Called before rdma_cm's own removal: end every link on the device
  * (exs_link_abort() only queues their holders' teardown, which destroys
  * the QPs, PDs and cm_ids and drops their device references), wait for
- * the last one.  A parked holder is nobody's and just ends, but the
- * streams its link still carries end as on any other link: with the
- * link's error (exs_share_drop_riders()), and the link is counted.
+ * the last one.  A parked holder just ends, but the streams its link
+ * still carries end as on any other link, with ENETDOWN (exs_park_end()),
+ * and the link is counted.
  */
 static void exs_dev_remove(struct ib_device *ibdev, void *data)
 {
@@ -87,21 +87,11 @@ static void exs_dev_remove(struct ib_device *ibdev, void *data)
 	spin_lock_bh(&dev->lock);
 	WRITE_ONCE(dev->dying, true);
 	list_for_each_entry(link, &dev->links, dev_node) {
-		/* Streams still on the link: its error must be set before
-		 * the parked holder's teardown is queued, for that teardown
-		 * ends them with it (exs_share_drop_riders()), and none of
-		 * them resumes.  (A holder not parked sets it itself, in
-		 * exs_link_abort().)  nchans is read without the link's
-		 * lock: a stream counted in after this read ends with
-		 * ECONNRESET, uncounted.
-		 */
-		bool carries = READ_ONCE(link->nchans);
+		bool carried;
 
-		if (carries)
-			exs_link_fail(link, -ENETDOWN);
-		if (!exs_park_end(link->holder))
+		if (!exs_park_end(link->holder, -ENETDOWN, &carried))
 			exs_link_abort(link->holder, -ENETDOWN, false);
-		else if (!carries)
+		else if (!carried)
 			continue;	/* parked alone: no stream ended */
 		/* once for the link, however many streams it carried */
 		EXS_INC_STATS(link->net, EXS_MIB_DEVREMOVED);

@@ -197,16 +197,27 @@ bool exs_park_expire(struct exs_conn *conn)
 	return true;
 }
 
-/* The device goes: a parked connection is nobody's, it just ends. */
-bool exs_park_end(struct exs_conn *conn)
+/* A parked connection is nobody's: it just ends (its device goes, its
+ * port is wanted).  The streams its link still carries end with @err, if
+ * any, set before its teardown is queued, which ends them with it
+ * (exs_share_drop_riders()).  Decided under its lock, which a stream
+ * counted in on its link takes too.  Whether it was parked, and in
+ * @carried (if not NULL) whether its link carried streams.
+ */
+bool exs_park_end(struct exs_conn *conn, int err, bool *carried)
 {
-	bool parked;
+	bool parked, carries;
 
 	spin_lock_bh(&conn->lock);
 	parked = conn->park == EXS_PARK_IDLE;
+	carries = parked && exs_conn_carries(conn);
+	if (carries && err)
+		exs_link_fail(conn->link, err);
 	if (parked)
 		exs_conn_queue_hw(conn);
 	spin_unlock_bh(&conn->lock);
+	if (carried)
+		*carried = carries;
 	return parked;
 }
 
@@ -336,7 +347,7 @@ full:
 		/* unless taken meanwhile; its native socket goes in the
 		 * teardown's first run
 		 */
-		if (exs_park_end(conn))
+		if (exs_park_end(conn, 0, NULL))
 			flush_work(&conn->hw_work);
 		exs_conn_put(conn);
 	}
