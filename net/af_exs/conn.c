@@ -2,7 +2,7 @@
 /*
  * RDMA connections: their queue pair, protection domain and rings, the
  * handshake's last steps and the queue pair's failures.  The data path
- * is tx.c (posting, and send completions) and rx.c (receive
+ * is tx.c (posting, and send completions), link_rx.c and rx.c (receive
  * completions); how a connection ends, teardown.c.
  */
 #define pr_fmt(fmt) "af_exs: " fmt

@@ -211,12 +211,6 @@ struct exs_tx_slot {
 	u8			kind;		/* enum exs_tx_kind */
 };
 
-struct exs_rx_slot {
-	struct ib_cqe		cqe;
-	struct exs_conn		*conn;
-	struct ib_sge		sge;
-};
-
 struct exs_conn {
 	struct exs_cm_ctx	ctx;
 	refcount_t		ref;
@@ -576,9 +570,19 @@ bool exs_batch_add(struct exs_conn *conn, u32 len, bool low);
 bool exs_batch_awaits(const struct exs_conn *conn);
 unsigned long exs_batch_waiting_since(const struct exs_conn *conn);
 
-/* rx.c */
-void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc);
-int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot);
+/* link_rx.c */
+void exs_link_rx_done(struct ib_cq *cq, struct ib_wc *wc);
+int exs_link_post_recv(struct exs_link *link, struct exs_rx_slot *slot);
+
+/* rx.c: a stream's part of its link's receives */
+int exs_stream_rx_own(struct exs_conn *conn, enum ib_wc_opcode opcode,
+		      const union exs_wire_rx *msg, u8 type, u32 cursor,
+		      u32 imm, bool *stream_err);
+int exs_stream_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len);
+void exs_stream_rx(struct exs_conn *rider, enum ib_wc_opcode opcode,
+		   const union exs_wire_rx *msg, u8 type, u32 cursor, u32 imm,
+		   const void *data);
+void exs_rx_proto_err(const struct exs_conn *conn, u8 type);
 
 /* reuse.c */
 struct exs_wire_peer;

@@ -48,7 +48,14 @@
 #include "wire.h"
 
 struct exs_conn;
-struct exs_rx_slot;
+struct exs_link;
+
+/* One of a link's receive buffers (link_rx.c) */
+struct exs_rx_slot {
+	struct ib_cqe		cqe;
+	struct exs_link		*link;
+	struct ib_sge		sge;
+};
 
 /* A JOIN the acceptor's link heard, for its join work (share.c). */
 struct exs_join {

@@ -64,8 +64,8 @@ int exs_link_build(struct exs_link *link)
 	if (!link->rx)
 		return -ENOMEM;
 	for (i = 0; i < link->rq_depth; i++) {
-		link->rx[i].conn = link->holder;
-		link->rx[i].cqe.done = exs_rx_done;
+		link->rx[i].link = link;
+		link->rx[i].cqe.done = exs_link_rx_done;
 	}
 	link->rx_msgs = kcalloc(link->rq_depth, link->rx_size, GFP_KERNEL);
 	if (!link->rx_msgs)
@@ -146,7 +146,7 @@ int exs_link_make_qp(struct exs_link *link, u32 inline_max)
 		slot->sge.addr = link->rx_msgs_dma + i * link->rx_size;
 		slot->sge.length = link->rx_size;
 		slot->sge.lkey = link->pd->local_dma_lkey;
-		err = exs_conn_post_recv(link->holder, slot);
+		err = exs_link_post_recv(link, slot);
 		if (err)
 			return err;
 	}

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The receiving side of an RDMA connection: receive completions, each a
- * ring write's immediate or a control message from the peer.
- *
- * Each consumes one posted receive, which the completion handler reposts
- * at once, and the QP retries receiver-not-ready forever
- * (rnr_retry_count 7), so receives need no credits of their own.  Every
- * length and cursor is checked against the ring and the connection's
- * state before anything acts on it; a violation resets the connection
- * and counts as a protocol error.
+ * A stream's receives: its part of what its link's receive completions
+ * bring (link_rx.c sorts them by channel), a ring write's immediate, a
+ * BATCH record's bytes or a control message from the peer.  Every length
+ * and cursor is checked against the ring and the stream's state before
+ * anything acts on it; a violation resets the stream and counts as a
+ * protocol error.
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
@@ -18,20 +15,6 @@
 #include "conn.h"
 #include "mib.h"
 #include "ring.h"
-
-int exs_conn_post_recv(struct exs_conn *conn, struct exs_rx_slot *slot)
-{
-	struct ib_recv_wr wr = {
-		.wr_cqe		= &slot->cqe,
-		.sg_list	= &slot->sge,
-		.num_sge	= 1,
-	};
-
-	/* not behind ib_drain_qp()'s marker (see exs_post_send(), tx.c) */
-	if (conn->qp_closing)
-		return 0;
-	return ib_post_recv(conn->link->qp, &wr, NULL);
-}
 
 /* Bytes the peer wrote become the CPU's to read: synced once, as their
  * completion arrives, while the ring is surely still mapped (a no-op on
@@ -86,39 +69,6 @@ static bool exs_rx_bytes(struct exs_conn *conn, u32 imm, const void *data)
 	exs_conn_credit(conn);
 	exs_conn_wake(conn, EPOLLIN | EPOLLRDNORM);
 	return true;
-}
-
-/* What a receive holds, copied out: any message, a BATCH the longest. */
-union exs_rx_copy {
-	union exs_wire_rx	msg;
-	u8			raw[EXS_BATCH_MAX];
-};
-
-/* Take a control message out of its receive buffer, which is reposted
- * right after: @msg is a copy, its header checked (a BATCH's records too).
- */
-static int exs_rx_read(struct exs_conn *conn, const struct ib_wc *wc,
-		       struct exs_rx_slot *slot, union exs_rx_copy *msg,
-		       u8 *typep, u32 *cursor, u8 *chan)
-{
-	struct exs_link *link = conn->link;
-	struct ib_device *ibdev = link->dev->ibdev;
-	void *rx = link->rx_msgs + (slot - link->rx) * link->rx_size;
-	enum exs_wire_msg_type type;
-	int err;
-
-	/* the device fails a longer SEND; rx_size is at most a BATCH */
-	if (wc->byte_len > link->rx_size)
-		return -EPROTO;
-	ib_dma_sync_single_for_cpu(ibdev, slot->sge.addr, slot->sge.length,
-				   DMA_FROM_DEVICE);
-	memcpy(msg, rx, wc->byte_len);
-	ib_dma_sync_single_for_device(ibdev, slot->sge.addr, slot->sge.length,
-				      DMA_FROM_DEVICE);
-	err = exs_wire_parse_msg(msg, wc->byte_len, &type, cursor, chan);
-	if (!err)
-		*typep = type;
-	return err;
 }
 
 /* An OPEN, JOIN or JOINED's REQ names the version its QP speaks, that
@@ -238,7 +188,7 @@ static int exs_rx_msg(struct exs_conn *conn, const union exs_wire_rx *rx,
 /* Which message broke the protocol, and the state it found: enough to
  * tell a hostile peer from a bug of ours.
  */
-static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
+void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
 {
 	static const char * const what[__EXS_MSG_MAX] = {
 		[0]		 = "a malformed message or write",
@@ -268,13 +218,14 @@ static void exs_rx_proto_err(const struct exs_conn *conn, u8 type)
 			    conn->park, conn->orphan);
 }
 
-/* What a carrier's receive brought for one of its riders (share.c), with
- * the rider's reference: the same checks, on the rider's state.  Bytes
- * come written (@imm), or in a BATCH record at @data.
+/* What the link's receive brought for one of its streams on a channel
+ * other than its first (share.c), with the stream's reference, after the
+ * holder's lock: the same checks, on this stream's state.  Bytes come
+ * written (@imm), or in a BATCH record at @data.
  */
-static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
-			 const union exs_wire_rx *msg, u8 type, u32 cursor,
-			 u32 imm, const void *data)
+void exs_stream_rx(struct exs_conn *rider, enum ib_wc_opcode opcode,
+		   const union exs_wire_rx *msg, u8 type, u32 cursor, u32 imm,
+		   const void *data)
 {
 	int err = 0;
 
@@ -320,173 +271,52 @@ static void exs_rx_rider(struct exs_conn *rider, enum ib_wc_opcode opcode,
 		exs_conn_abort(rider, err == -EPIPE ? err : -ECONNRESET, false);
 }
 
-/* A BATCH record's length and flags, as a ring write's immediate */
-static u32 exs_rx_rec_imm(u16 len, u8 flags)
-{
-	return len | (flags & EXS_REC_LOW_WINDOW ? EXS_IMM_LOW_WINDOW : 0);
-}
-
-/* A BATCH (batch.c), checked whole by exs_rx_read(): the records for our
- * own stream, with its bytes' checks (dropped once it ended, as its late
- * writes are), and the check that every other one names a rider, whose
- * records exs_rx_batch_riders() hands on.  Called under conn->lock.
+/* The first stream's records of a BATCH the link checked whole
+ * (link_rx.c), with its bytes' checks; dropped once it ended, as its
+ * late writes are.  Called under conn->lock.
  */
-static int exs_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
+int exs_stream_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
 {
 	unsigned int off = sizeof(struct exs_wire_msg);
 	u8 chan, flags;
 	u16 rlen;
 
-	/* only a QP built to share takes them, from version 4 on */
-	if (!conn->link->batch || conn->link->version < EXS_WIRE_V_BATCH)
-		return -EPROTO;
 	while (off < len) {
 		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
 			return -EPROTO;
-		if (chan && !exs_link_chan_used(conn->link, chan))
-			return -EPROTO;
 		if (!chan && conn->state != EXS_CONN_CLOSED &&
-		    !exs_rx_bytes(conn, exs_rx_rec_imm(rlen, flags),
+		    !exs_rx_bytes(conn, exs_wire_rec_imm(rlen, flags),
 				  buf + off))
 			return -EPROTO;
-		conn->link->rx_bytes += rlen;
 		off += rlen;
 	}
 	return 0;
 }
 
-/* The riders' records of a BATCH, each to its rider, after our lock. */
-static void exs_rx_batch_riders(struct exs_conn *conn, const u8 *buf,
-				u32 len)
+/* What the link's receive brought for its first stream, @conn, on
+ * channel 0: a message (@opcode IB_WC_RECV) or bytes written (@imm).
+ * *@stream_err says whether a protocol error is the stream's own (it
+ * ends the stream), not the link's (a JOIN's, or a message for a first
+ * stream already closed: it ends the link).  Called under conn->lock.
+ */
+int exs_stream_rx_own(struct exs_conn *conn, enum ib_wc_opcode opcode,
+		      const union exs_wire_rx *msg, u8 type, u32 cursor,
+		      u32 imm, bool *stream_err)
 {
-	unsigned int off = sizeof(struct exs_wire_msg);
-	struct exs_conn *rider;
-	u8 chan, flags;
-	u16 rlen;
-
-	while (off < len &&
-	       !exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen)) {
-		if (chan) {
-			rider = exs_link_chan_get(conn->link, chan);
-			if (rider) {
-				exs_rx_rider(rider, IB_WC_RECV_RDMA_WITH_IMM,
-					     NULL, EXS_MSG_BATCH, 0,
-					     exs_rx_rec_imm(rlen, flags),
-					     buf + off);
-				exs_conn_put(rider);
-			}
-		}
-		off += rlen;
-	}
-}
-
-void exs_rx_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct exs_rx_slot *slot = container_of(wc->wr_cqe,
-						struct exs_rx_slot, cqe);
-	struct exs_conn *conn = slot->conn;
-	struct exs_conn *rider = NULL;
-	union exs_rx_copy msg;
-	u32 imm = 0, cursor = 0, batch = 0;
-	u8 type = 0, chan = 0;
-	bool repost_failed = false, stream_err = false;
-	int err = 0;
-
-	spin_lock(&conn->lock);
-	if (wc->status != IB_WC_SUCCESS) {
-		exs_conn_wc_failed(conn, wc, true);
-		spin_unlock(&conn->lock);
-		return;
-	}
-	/* The peer's READY may beat our own ESTABLISHED event (its RTU is
-	 * still on the way): receives are live from the REP on.  A closed
-	 * connection's QP hears on while it carries riders (share.c).
-	 */
-	if (conn->state == EXS_CONN_CLOSED && !conn->link_only) {
-		spin_unlock(&conn->lock);
-		return;
-	}
-	conn->last_heard = jiffies;
-	switch (wc->opcode) {
-	case IB_WC_RECV_RDMA_WITH_IMM:
-		/* a message's last write carries its length: never more bytes
-		 * than that length says
+	if (conn->state == EXS_CONN_CLOSED) {
+		/* our stream's late bytes and messages are dropped; the
+		 * link takes JOINs while it carries others, and RESUMEs as
+		 * it moves for them (resume.c)
 		 */
-		imm = be32_to_cpu(wc->ex.imm_data);
-		chan = (imm & EXS_IMM_CHAN_MASK) >> EXS_IMM_CHAN_SHIFT;
-		if (!(wc->wc_flags & IB_WC_WITH_IMM) ||
-		    wc->byte_len > (imm & EXS_IMM_LEN_MASK))
-			err = -EPROTO;
-		break;
-	case IB_WC_RECV:
-		err = exs_rx_read(conn, wc, slot, &msg, &type, &cursor, &chan);
-		break;
-	default:
-		err = -EPROTO;
-		break;
-	}
-	/* bytes for any stream on the link count for it (a BATCH's as
-	 * exs_rx_batch() reads them)
-	 */
-	if (!err && wc->opcode == IB_WC_RECV_RDMA_WITH_IMM)
-		conn->link->rx_bytes += imm & EXS_IMM_LEN_MASK;
-	else if (!err && type == EXS_MSG_DATA)
-		conn->link->rx_bytes += cursor & EXS_IMM_LEN_MASK;
-	if (!err && type == EXS_MSG_BATCH) {
-		batch = wc->byte_len;
-		err = exs_rx_batch(conn, msg.raw, batch);
-	/* another connection's, on our QP: its rider takes it below */
-	} else if (!err && chan) {
-		rider = exs_link_chan_get(conn->link, chan);
-		if (!rider)
-			err = exs_share_rx_stray(conn, wc->opcode == IB_WC_RECV,
-						 type, cursor);
-	} else if (!err && conn->state == EXS_CONN_CLOSED) {
-		/* our stream's late bytes and messages are dropped; the QP
-		 * takes JOINs while it carries riders, and RESUMEs as it
-		 * moves for them (resume.c)
-		 */
-		if (wc->opcode == IB_WC_RECV &&
+		if (opcode == IB_WC_RECV &&
 		    (type == EXS_MSG_JOIN || type == EXS_MSG_RESUME))
-			err = exs_rx_msg(conn, &msg.msg, type, cursor);
-	} else if (!err && wc->opcode == IB_WC_RECV) {
-		err = exs_rx_msg(conn, &msg.msg, type, cursor);
-		stream_err = type != EXS_MSG_JOIN;
-	} else if (!err && !exs_rx_bytes(conn, imm, NULL)) {
-		err = -EPROTO;
-		stream_err = true;
+			return exs_rx_msg(conn, msg, type, cursor);
+		return 0;
 	}
-	/* after the stream's reset too, while the QP carries riders; a
-	 * failure is ours, not the peer's: the QP's end
-	 */
-	if ((!err || exs_conn_carries(conn)) && exs_conn_post_recv(conn, slot))
-		repost_failed = true;
-	if (err == -EPROTO)
-		exs_rx_proto_err(conn, type);
-	spin_unlock(&conn->lock);
-
-	/* The peer's reset needs no answer; its protocol error hears one.
-	 * One in what the link itself reads (a message it cannot parse, a
-	 * write's length, a BATCH, a channel nobody has, a JOIN, a RESUME
-	 * once its first stream ended) ends the link and
-	 * every stream on it, as a bad message ends an SMC-R link group:
-	 * the peer's kernel is broken, and no stream on it can trust it.
-	 * One in a stream's own message or bytes ends that stream.
-	 */
-	if (repost_failed)
-		exs_link_abort(conn, -ECONNRESET, false);
-	else if (err == -EPROTO && conn->link->chans && !stream_err)
-		exs_conn_reset_link(conn);
-	else if (err == -EPROTO)
-		exs_conn_reset(conn, true);
-	else if (err)
-		exs_conn_abort(conn, err == -EPIPE ? err : -ECONNRESET, false);
-	if (rider) {
-		if (!err && !repost_failed)
-			exs_rx_rider(rider, wc->opcode, &msg.msg, type, cursor,
-				     imm, NULL);
-		exs_conn_put(rider);
+	if (opcode == IB_WC_RECV) {
+		*stream_err = type != EXS_MSG_JOIN;
+		return exs_rx_msg(conn, msg, type, cursor);
 	}
-	if (batch && !err && !repost_failed)
-		exs_rx_batch_riders(conn, msg.raw, batch);
+	*stream_err = true;
+	return exs_rx_bytes(conn, imm, NULL) ? 0 : -EPROTO;
 }

@@ -330,7 +330,7 @@ void exs_conn_reset(struct exs_conn *conn, bool protocol_error)
 	spin_unlock_bh(&conn->lock);
 }
 
-/* ...and the peer's protocol error in what the link itself reads (rx.c):
+/* ...and the peer's protocol error in what the link itself reads (link_rx.c):
  * every stream on the link ends, its first with the ABORT the peer hears
  * (the others as their link fails: exs_share_link_failed()).  Counted
  * once a link: by its first stream's abort, or here when that stream

@@ -178,6 +178,12 @@ union exs_wire_rx {
 #define EXS_IMM_CHAN_MASK	0x7f000000U
 #define EXS_IMM_LEN_MASK	0x00ffffffU
 
+/* A BATCH record's length and flags, as a ring write's immediate */
+static inline u32 exs_wire_rec_imm(u16 len, u8 flags)
+{
+	return len | (flags & EXS_REC_LOW_WINDOW ? EXS_IMM_LOW_WINDOW : 0);
+}
+
 /* What the parsers extract, in host order. */
 struct exs_wire_peer {
 	u8		family;		/* AF_INET or AF_INET6 */
