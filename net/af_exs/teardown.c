@@ -360,12 +360,15 @@ void exs_conn_arm_orphan(struct exs_conn *conn)
 }
 
 /* A resume's deadline, @delay from now: a closed socket's own bound, if
- * sooner, still holds (timeout_work ends a resume that outlives it).
- * Called under conn->lock.
+ * sooner, still holds (timeout_work ends a resume that outlives it),
+ * but not for a link that moves for its other streams only: that bound
+ * was its first stream's, which is over (it once ended the riders of a
+ * link whose first socket had closed over a minute before).  Called
+ * under conn->lock.
  */
 void exs_conn_arm_resume(struct exs_conn *conn, unsigned long delay)
 {
-	if (conn->orphan)
+	if (conn->orphan && !conn->link_only)
 		delay = min(delay, exs_conn_orphan_left(conn));
 	exs_conn_arm_timeout(conn, delay);
 }
