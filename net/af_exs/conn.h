@@ -579,7 +579,7 @@ int exs_stream_rx_own(struct exs_conn *conn, enum ib_wc_opcode opcode,
 		      const union exs_wire_rx *msg, u8 type, u32 cursor,
 		      u32 imm, bool *stream_err);
 int exs_stream_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len);
-void exs_stream_rx(struct exs_conn *rider, enum ib_wc_opcode opcode,
+void exs_stream_rx(struct exs_conn *conn, enum ib_wc_opcode opcode,
 		   const union exs_wire_rx *msg, u8 type, u32 cursor, u32 imm,
 		   const void *data);
 void exs_rx_proto_err(const struct exs_conn *conn, u8 type);

@@ -23,8 +23,11 @@
 #include "conn.h"
 
 /* Post @slot on @link's QP, unless the QP is being shut: not behind
- * ib_drain_qp()'s marker (see exs_post_send(), tx.c).  Called under the
- * holder's lock, or as the QP is built.
+ * ib_drain_qp()'s marker (see exs_post_send(), tx.c).  The holder's
+ * qp_closing, not link->closing: a resume posts its new QP's receives as
+ * it builds it, before it opens the link to the streams' sends
+ * (exs_resume_qp()).  Called under the holder's lock, or as the QP is
+ * built.
  */
 int exs_link_post_recv(struct exs_link *link, struct exs_rx_slot *slot)
 {
