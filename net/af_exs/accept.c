@@ -247,7 +247,7 @@ static int exs_child_place(struct exs_listener *lsn, struct rdma_cm_id *id,
 	if (!err)
 		err = exs_conn_set_peer_ring(conn, peer);
 	if (!err) {
-		id->context = conn;
+		id->context = &conn->link->ctx;
 		conn->on_connect = exs_child_event;
 		err = exs_accept_rep(conn, id);
 		if (!err) {
@@ -256,7 +256,7 @@ static int exs_child_place(struct exs_listener *lsn, struct rdma_cm_id *id,
 					     msecs_to_jiffies(timeout_ms));
 			return 0;
 		}
-		id->context = lsn->lport;
+		id->context = &lsn->lport->ctx;
 	}
 	conn->torn_down = true;
 	exs_conn_hw_release(conn, false);
@@ -401,28 +401,15 @@ int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id)
 	return err;
 }
 
-static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+/* The handshake's events of an acceptor's link's cm_id, as its link's
+ * handler passes them on (exs_link_cm_handler(): link_event.c, which
+ * took the link's part), for @conn, the stream that builds the link.
+ */
+void exs_child_cm_event(struct exs_conn *conn, const struct rdma_cm_event *ev)
 {
-	struct exs_cm_ctx *ctx = id->context;
-	struct exs_lport *lport;
-	struct exs_conn *conn;
-
-	if (ctx->listener) {
-		lport = container_of(ctx, struct exs_lport, ctx);
-		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-			return exs_child_request(lport, id, ev);
-		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
-			exs_lport_removed(lport, id);
-		return 0;
-	}
-
-	conn = container_of(ctx, struct exs_conn, ctx);
-	/* torn down; a QP a resume replaced; a resume's REQ not taken yet */
-	if (conn->torn_down || id != READ_ONCE(conn->link->cm_id))
-		return 0;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		exs_conn_established(conn, id);
+		exs_conn_established(conn);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
@@ -430,9 +417,26 @@ static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		exs_conn_abort(conn, -ECONNRESET, false);
 		break;
 	default:
-		exs_link_cm_event(conn->link, ev->event);
 		break;
 	}
+}
+
+/* The listening cm_ids' handler, which their children inherit: a REQ on
+ * a port, or the device under it gone; a child's events once it is a
+ * link's cm_id (exs_child_place(), exs_resume_take()) are its link's.
+ */
+static int exs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct exs_cm_ctx *ctx = id->context;
+	struct exs_lport *lport;
+
+	if (!ctx->listener)
+		return exs_link_cm_handler(id, ev);
+	lport = container_of(ctx, struct exs_lport, ctx);
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return exs_child_request(lport, id, ev);
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		exs_lport_removed(lport, id);
 	return 0;
 }
 

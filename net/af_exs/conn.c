@@ -341,37 +341,19 @@ void exs_conn_renew(struct exs_conn *conn)
 		READ_ONCE(exs_pernet(conn->net)->cfg.delayed_ack_fraction);
 }
 
-/* The ACK timeout the CM gave the QP at RTS (its own, or
- * net.exs.ack_timeout), for the socket dump; 0 where it sets none
- * (iWARP).  Asked of the CM, not the device: a device may sleep in its
- * firmware to answer, and an aborted connection's QP can be destroyed
- * under us, while @id lives as long as the CM handler that calls this.
- */
-static u8 exs_conn_cm_ack_timeout(struct rdma_cm_id *id)
-{
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
-	int mask = 0;
-
-	if (rdma_init_qp_attr(id, &attr, &mask) || !(mask & IB_QP_TIMEOUT))
-		return 0;
-	return attr.timeout;
-}
-
 /* Both sides registered their rings before sending READY; a side writes
  * only after the peer's READY, so no write can race a registration.
- * Called from @id's CM handler.
+ * The builder's part of its link's QP coming up (exs_link_note_up() did
+ * the link's), from the link's CM handler: its stream's, or, for a QP
+ * that moves for the link's other streams only, the resume's.
  */
-void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
+void exs_conn_established(struct exs_conn *conn)
 {
-	u8 ack_timeout = exs_conn_cm_ack_timeout(id);
-
 	spin_lock_bh(&conn->lock);
-	WRITE_ONCE(conn->link->ifindex, id->route.addr.dev_addr.bound_dev_if);
 	if (conn->resume == EXS_RESUME_CONNECT) {
 		int err;
 
 		/* the ring is registered already */
-		WRITE_ONCE(conn->link->ack_timeout, ack_timeout);
 		err = exs_resume_up(conn);
 		if (err)
 			__exs_conn_abort(conn, err == -EPROTO ? -ECONNRESET :
@@ -381,7 +363,6 @@ void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id)
 	if (conn->state != EXS_CONN_CONNECTING)
 		goto out;
 	conn->state = EXS_CONN_ESTABLISHED;
-	WRITE_ONCE(conn->link->ack_timeout, ack_timeout);
 	conn->last_heard = jiffies;
 	conn->last_acked = conn->last_heard;
 	exs_conn_announce(conn);

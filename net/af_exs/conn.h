@@ -144,13 +144,6 @@ struct exs_conn;
 struct exs_mem_peer;
 struct exs_sock;
 
-/* First member of every rdma_cm_id context: a listening cm_id's children
- * start with its port's context and are switched to their connection's.
- */
-struct exs_cm_ctx {
-	bool			listener;
-};
-
 /* What a listener listens on: its address and port, and what TCP groups
  * SO_REUSEPORT listeners by (listeners.c).
  */
@@ -212,7 +205,6 @@ struct exs_tx_slot {
 };
 
 struct exs_conn {
-	struct exs_cm_ctx	ctx;
 	refcount_t		ref;
 	spinlock_t		lock;		/* see above */
 	struct net		*net;
@@ -480,7 +472,7 @@ void exs_link_set_qp(struct exs_link *link, struct ib_qp *qp);
 void exs_link_qp_event(struct ib_event *ev, void *context);
 void exs_link_qp_event_work(struct work_struct *work);
 void exs_link_qp_events_end(struct exs_link *link);
-void exs_link_cm_event(struct exs_link *link, enum rdma_cm_event_type event);
+int exs_link_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 
 /* link_watch.c */
 void exs_link_watch_begin(struct exs_link *link, struct exs_conn *conn);
@@ -502,7 +494,7 @@ int exs_conn_create_qp(struct exs_conn *conn);
 int exs_conn_map_ring(struct exs_conn *conn);
 int exs_conn_set_peer_ring(struct exs_conn *conn,
 			   const struct exs_wire_peer *peer);
-void exs_conn_established(struct exs_conn *conn, struct rdma_cm_id *id);
+void exs_conn_established(struct exs_conn *conn);
 void exs_conn_disconnected(struct exs_conn *conn);
 void exs_conn_put(struct exs_conn *conn);
 void exs_conn_wake(struct exs_conn *conn, __poll_t mask);
@@ -605,6 +597,7 @@ int exs_rdma_open_child(struct exs_conn *conn,
 int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id);
 int exs_rdma_join_child(struct exs_conn *rider,
 			const struct exs_wire_peer *peer);
+void exs_child_cm_event(struct exs_conn *conn, const struct rdma_cm_event *ev);
 
 /* listeners.c */
 void exs_listener_put(struct exs_listener *lsn);
@@ -625,6 +618,8 @@ bool exs_listener_addr_ok(const struct exs_listener *lsn,
 /* connect.c */
 void exs_connect_resolve_work(struct work_struct *work);
 int exs_connect_resume(struct exs_conn *conn);
+void exs_connect_cm_event(struct exs_conn *conn, struct rdma_cm_id *id,
+			  const struct rdma_cm_event *ev);
 
 /* head_start.c */
 void exs_head_start(struct exs_conn *conn);

@@ -119,7 +119,6 @@ static int exs_connect_route_resolved(struct exs_conn *conn)
 }
 
 static int exs_connect_established(struct exs_conn *conn,
-				   struct rdma_cm_id *id,
 				   const struct rdma_cm_event *ev)
 {
 	struct exs_wire_peer peer = {};
@@ -137,13 +136,13 @@ static int exs_connect_established(struct exs_conn *conn,
 		    peer.ring_rkey != conn->peer.ring_rkey ||
 		    peer.ring_len != conn->peer.ring_len)
 			return -EPROTO;
-		exs_conn_established(conn, id);
+		exs_conn_established(conn);
 		return 0;
 	}
 	err = exs_conn_set_peer_ring(conn, &peer);
 	if (err)
 		return err;
-	exs_conn_established(conn, id);
+	exs_conn_established(conn);
 	return 0;
 }
 
@@ -199,16 +198,15 @@ static void exs_connect_resolve_again(struct exs_conn *conn)
 		refcount_dec(&conn->ref);	/* queued: never the last */
 }
 
-static int exs_connect_handler(struct rdma_cm_id *id,
-			       struct rdma_cm_event *ev)
+/* The handshake's events of a connector's link's cm_id @id, as its link's
+ * handler passes them on (exs_link_cm_handler(): link_event.c, which
+ * took the link's part), for @conn, the stream that builds the link.
+ */
+void exs_connect_cm_event(struct exs_conn *conn, struct rdma_cm_id *id,
+			  const struct rdma_cm_event *ev)
 {
-	struct exs_conn *conn = id->context;
 	int timeout = exs_connect_timeout_ms(conn->net);
 	int err;
-
-	/* torn down, or the cm_id of a QP a resume replaced */
-	if (conn->torn_down || id != READ_ONCE(conn->link->cm_id))
-		return 0;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -227,7 +225,7 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_ESTABLISHED:
 		WRITE_ONCE(conn->stage, EXS_STAGE_READY);
 		exs_head_start_over(conn);
-		err = exs_connect_established(conn, id, ev);
+		err = exs_connect_established(conn, ev);
 		if (err)
 			exs_connect_fail(conn, err == -EPROTONOSUPPORT ?
 					 EXS_FALLBACK_VERSION :
@@ -260,10 +258,8 @@ static int exs_connect_handler(struct rdma_cm_id *id,
 		exs_connect_fail(conn, EXS_FALLBACK_TIMEOUT);
 		break;
 	default:
-		exs_link_cm_event(conn->link, ev->event);
 		break;
 	}
-	return 0;
 }
 
 /* Resolve @node from the port the native socket holds.  rdma_cm's port
@@ -298,7 +294,7 @@ int exs_connect_resume(struct exs_conn *conn)
 	struct rdma_cm_id *id;
 	__be16 port;
 
-	id = rdma_create_id(conn->net, exs_connect_handler, conn,
+	id = rdma_create_id(conn->net, exs_link_cm_handler, &conn->link->ctx,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
@@ -443,8 +439,8 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		return EXS_FALLBACK_NONE;
 	}
 
-	id = rdma_create_id(net, exs_connect_handler, conn, RDMA_PS_TCP,
-			    IB_QPT_RC);
+	id = rdma_create_id(net, exs_link_cm_handler, &conn->link->ctx,
+			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
 		exs_conn_put(conn);
 		return EXS_FALLBACK_NOMEM;

@@ -50,6 +50,14 @@
 struct exs_conn;
 struct exs_link;
 
+/* The context of every rdma_cm_id of ours, its first member: a listening
+ * port's (listeners.c), or a link's (link_event.c).  A listening cm_id's
+ * children start with its port's and are switched to their link's.
+ */
+struct exs_cm_ctx {
+	bool			listener;
+};
+
 /* One of a link's receive buffers (link_rx.c) */
 struct exs_rx_slot {
 	struct ib_cqe		cqe;
@@ -65,6 +73,7 @@ struct exs_join {
 };
 
 struct exs_link {
+	struct exs_cm_ctx	ctx;		/* of its cm_ids: not a listener */
 	refcount_t		ref;		/* each stream on it */
 	struct exs_conn		*holder;	/* whose lock guards the rest */
 	/* Who it is to, what the lookups match (link_table.c, share.c,
@@ -92,9 +101,9 @@ struct exs_link {
 	 * allocated), what a send takes inline.  ack_cfg is set at the
 	 * allocation, version before any other stream joins (a resume keeps
 	 * it), dev as the QP is built and until the teardown; ifindex and
-	 * ack_timeout are written under the holder's lock as the QP comes
-	 * up (again, after a resume), inline_cap as it is created: others
-	 * read those with READ_ONCE().
+	 * ack_timeout are written by the CM handler as the QP comes up
+	 * (again, after a resume: exs_link_note_up()), inline_cap as it is
+	 * created: others read those with READ_ONCE().
 	 */
 	struct exs_dev		*dev;
 	struct list_head	dev_node;	/* exs_dev.links */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A link's events (link.h): its QP's, which the driver raises, and its
- * cm_id's but for the handshake's own, which rdma_cm raises.  Either
- * concerns the QP every stream on the link posts on, so the link takes
- * them and tells its streams: today through the stream that built it
- * (its holder), whose end or resume takes the others along (share.c).
+ * cm_ids', which rdma_cm raises (their context, exs_cm_ctx, is the
+ * link).  What concerns the QP every stream on the link posts on the
+ * link takes and tells its streams: today through the stream that built
+ * it (its holder), whose end or resume takes the others along (share.c).
+ * The handshake's own events it passes to that stream, its builder.
  */
 #define pr_fmt(fmt) "af_exs: " fmt
 
@@ -96,21 +97,74 @@ void exs_link_qp_events_end(struct exs_link *link)
 		exs_link_put(link);	/* the event's: never the last */
 }
 
-/* rdma_cm's events of @link's cm_id but for the handshake's own, which
- * are its builder's (connect.c, accept.c): at any stage, the device's
- * removal, which ends the QP under every stream; once up, the peer's
- * disconnect, which ends or replaces it (a resume).
+/* The ACK timeout the CM gave the QP at RTS (its own, or
+ * net.exs.ack_timeout), for the socket dump; 0 where it sets none
+ * (iWARP).  Asked of the CM, not the device: a device may sleep in its
+ * firmware to answer, and an aborted connection's QP can be destroyed
+ * under us, while @id lives as long as the CM handler that calls this.
  */
-void exs_link_cm_event(struct exs_link *link, enum rdma_cm_event_type event)
+static u8 exs_link_cm_ack_timeout(struct rdma_cm_id *id)
 {
-	switch (event) {
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
+	int mask = 0;
+
+	if (rdma_init_qp_attr(id, &attr, &mask) || !(mask & IB_QP_TIMEOUT))
+		return 0;
+	return attr.timeout;
+}
+
+/* The link's part of its QP coming up, or up again after a resume: what
+ * every stream on it reads of the QP (with READ_ONCE()), the port's
+ * netdev (a parked link's, a teardown's wait for a port: reuse.c,
+ * device.c) and the ACK timeout (the socket dump, an ABORT's wait).  One
+ * writer: the handler of the link's cm_id of the moment, which rdma_cm
+ * runs one event at a time.
+ */
+static void exs_link_note_up(struct exs_link *link, struct rdma_cm_id *id)
+{
+	WRITE_ONCE(link->ifindex, id->route.addr.dev_addr.bound_dev_if);
+	WRITE_ONCE(link->ack_timeout, exs_link_cm_ack_timeout(id));
+}
+
+/* rdma_cm's events of @link's cm_id (a connector's: connect.c creates it
+ * with this handler; an acceptor's: accept.c's listening handler passes
+ * its children's here), in rdma_cm's process context, one at a time per
+ * cm_id.  Those of a cm_id a resume replaced, or of a resume's REQ not
+ * taken yet, are past; none is acted on once the teardown began, which
+ * destroys the cm_id before the builder is freed (while the link is freed
+ * with its builder, link.c: once a link outlives it, this must not read
+ * it).  The link takes what
+ * concerns the QP under every stream: its coming up, the device's removal
+ * (at any stage), the peer's disconnect once up (which ends or replaces
+ * the QP: a resume).  The handshake's own events are its builder's, the
+ * first stream's (today through link->holder, whose end or resume takes
+ * the others along: share.c): an acceptor's (accept.c) or a connector's
+ * (connect.c), as the link's side says.
+ */
+int exs_link_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct exs_link *link = container_of(id->context, struct exs_link,
+					     ctx);
+	struct exs_conn *builder = link->holder;
+
+	if (READ_ONCE(builder->torn_down) || id != READ_ONCE(link->cm_id))
+		return 0;
+	switch (ev->event) {
 	case RDMA_CM_EVENT_DISCONNECTED:
-		exs_conn_disconnected(link->holder);
-		break;
+		exs_conn_disconnected(builder);
+		return 0;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		exs_link_abort(link->holder, -ENETDOWN, false);
+		exs_link_abort(builder, -ENETDOWN, false);
+		return 0;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		exs_link_note_up(link, id);
 		break;
 	default:
 		break;
 	}
+	if (link->passive)
+		exs_child_cm_event(builder, ev);
+	else
+		exs_connect_cm_event(builder, id, ev);
+	return 0;
 }

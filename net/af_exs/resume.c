@@ -162,7 +162,7 @@ bool exs_conn_resume(struct exs_conn *conn, int err)
 	 */
 	conn->qp_closing = true;
 	exs_link_qp_shut(conn->link, true);	/* batches wait too */
-	/* its cm_id's events are old news (the handlers compare) */
+	/* its cm_id's events are old news (exs_link_cm_handler() compares) */
 	conn->link->old_id = conn->link->cm_id;
 	WRITE_ONCE(conn->link->cm_id, NULL);
 	exs_conn_arm_resume(conn, exs_resume_deadline(conn));
@@ -399,7 +399,7 @@ static bool exs_resume_take(struct exs_conn *conn, struct rdma_cm_id *id)
 	    !exs_conn_resume(conn, -ECONNRESET))
 		return false;
 	conn->link->resume_id = id;
-	id->context = conn;
+	id->context = &conn->link->ctx;
 	if (conn->resume == EXS_RESUME_WAIT)
 		exs_resume_queue(conn);
 	return true;

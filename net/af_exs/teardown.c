@@ -131,7 +131,8 @@ void exs_link_abort(struct exs_conn *conn, int err, bool protocol_error)
  */
 static unsigned long exs_abort_ack_wait(const struct exs_conn *conn)
 {
-	u64 us = div_u64(4096ULL << min_t(u8, conn->link->ack_timeout, 24), 1000);
+	u8 t = READ_ONCE(conn->link->ack_timeout);
+	u64 us = div_u64(4096ULL << min_t(u8, t, 24), 1000);
 
 	return clamp_t(unsigned long, usecs_to_jiffies(3 * us), 2 * HZ,
 		       8 * HZ);
