@@ -49,6 +49,7 @@ enum io_mode { IO_BLOCK, IO_POLL, IO_EPOLL };
 static struct {
 	bool listen, ipv6, exs, nb_connect, send_only, fail;
 	const char *addr, *port, *expect;
+	const char *accept_after;	/* -W: a file that must exist first */
 	unsigned long long bytes;
 	unsigned long long rbytes;	/* -R: what the peer sends, if not -n */
 	int conns, rounds, backlog, accept_delay, threads, timeout;
@@ -559,6 +560,9 @@ static void do_server(void)
 	printf("listening\n");
 	fflush(stdout);
 	sleep(cfg.accept_delay);	/* while the accept queue fills */
+	/* ...or until the driving script says (the alarm bounds it) */
+	while (cfg.accept_after && access(cfg.accept_after, F_OK))
+		usleep(100 * 1000);
 
 	for (i = 0; i < total; i++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -661,6 +665,7 @@ static void usage(void)
 		"\t[-c CONNS] [-m block|poll|epoll] [-N] [-e inet|inet6|exs]\n"
 		"\t[-t SECONDS] [-o (send only, block mode)] [-r ROUNDS]\n"
 		"\t[-b BACKLOG] [-d ACCEPT-DELAY-SECONDS] [-T THREADS]\n"
+		"\t[-W FILE (with -l: accept once FILE exists)]\n"
 		"\t[-F (let failslab/fail_page_alloc fail this process)]\n",
 		"exs_connect");
 	exit(2);
@@ -671,7 +676,7 @@ int main(int argc, char *argv[])
 	bool rbytes = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "la:p:6xn:R:c:m:Ne:t:or:b:d:T:F")) != -1) {
+	while ((c = getopt(argc, argv, "la:p:6xn:R:c:m:Ne:t:or:b:d:W:T:F")) != -1) {
 		switch (c) {
 		case 'l':
 			cfg.listen = true;
@@ -709,6 +714,9 @@ int main(int argc, char *argv[])
 			break;
 		case 'd':
 			cfg.accept_delay = atoi(optarg);
+			break;
+		case 'W':
+			cfg.accept_after = optarg;
 			break;
 		case 'N':
 			cfg.nb_connect = true;

@@ -638,6 +638,7 @@ void exs_resume_stop(struct exs_conn *conn);
 void exs_resume_init(void);
 void exs_test_hold_teardown(void);
 void exs_test_hold_joins(void);
+unsigned long exs_orphan_timeout(void);
 void exs_resume_exit(void);
 
 /* share.c */

@@ -661,6 +661,22 @@ void exs_test_hold_joins(void)
 	exs_test_hold(&exs_hold_joins_ms, &exs_held_joins);
 }
 
+/* Tests: /sys/kernel/debug/af_exs/orphan_timeout_ms, if not 0, is a
+ * closed socket's bound from its close in place of EXS_ORPHAN_TIMEOUT's
+ * minute (a minute at most), so that a case may outlast it in seconds:
+ * exs_resume.sh's link that moves for its other streams only, once its
+ * first's socket closed.
+ */
+static u32 exs_orphan_timeout_ms;
+
+unsigned long exs_orphan_timeout(void)
+{
+	u32 ms = READ_ONCE(exs_orphan_timeout_ms);
+
+	return ms ? min_t(unsigned long, msecs_to_jiffies(ms),
+			  EXS_ORPHAN_TIMEOUT) : EXS_ORPHAN_TIMEOUT;
+}
+
 void exs_resume_init(void)
 {
 	exs_debugfs_dir = debugfs_create_dir("af_exs", NULL);
@@ -674,6 +690,8 @@ void exs_resume_init(void)
 			   &exs_hold_joins_ms);
 	debugfs_create_u32("held_joins", 0400, exs_debugfs_dir,
 			   &exs_held_joins);
+	debugfs_create_u32("orphan_timeout_ms", 0600, exs_debugfs_dir,
+			   &exs_orphan_timeout_ms);
 }
 
 void exs_resume_exit(void)

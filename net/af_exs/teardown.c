@@ -147,7 +147,7 @@ static void __exs_conn_orphan(struct exs_conn *conn, bool reset)
 {
 	conn->owner = NULL;
 	conn->orphan = true;
-	conn->orphan_by = jiffies + EXS_ORPHAN_TIMEOUT;
+	conn->orphan_by = jiffies + exs_orphan_timeout();
 	conn->on_connect = NULL;
 	/* its socket gave it up: nobody waits for it to come up */
 	exs_link_wait_end(conn, EXS_FALLBACK_NONE);
@@ -343,7 +343,7 @@ void exs_conn_arm_timeout(struct exs_conn *conn, unsigned long delay)
 	mod_delayed_work(exs_wq, &conn->timeout_work, delay);
 }
 
-/* A closed socket's bound, from its close (EXS_ORPHAN_TIMEOUT): armed at
+/* A closed socket's bound, from its close (exs_orphan_timeout()): armed at
  * the close, and again, for what is left of it, after a resume, whose
  * own deadline (no later: exs_conn_arm_resume()) took the timer
  * meanwhile.  Called under conn->lock.
