@@ -491,7 +491,10 @@ no_rdma_host
 # QEMU exiting.  Exiting while a's QEMU still had a frame waiting for room
 # in their stream socket would stop a's virtio transmit queue for good
 # (QEMU 7.2; testing.rst): rxe's frames stuck there hold their QPs, whose
-# destroy then waits 50 s and warns (rxe_pool.c), as once on CI.
+# destroy then waits 50 s and warns (rxe_pool.c), as once on CI.  A
+# trickle still had a frame waiting once (6.1: its NETDEV WATCHDOG, then
+# the warning), so a's egress goes silent too before b's QEMU exits: a
+# sees the same dead peer, and its QEMU has no frame left to send.
 name="peer host killed mid-stream"
 trickle() {	# under 64 KiB reached host b over the last second
 	local r0 r1
@@ -514,6 +517,9 @@ if [ "$host" = b ]; then
 		else
 			exs_fail "$name: b: a's frames slowed to a trickle" "still $rate bytes a second"
 		fi
+		say "$name.down"
+		exs_check "$name: b: a's egress went silent too" \
+			await "$name.a-silent" 30
 		exs_ok "$name: b: going down now"
 	else
 		exs_fail "$name: b" "a never streamed"
@@ -541,6 +547,11 @@ exs_bg exs_connect -x -a $peer4 -p 22005 -e exs -n $big -m block -t 300 -o \
 	>/dev/null 2> "$EXS_TMP/$name.err"
 if streaming "$name"; then
 	say "$name.streaming"
+	# b's silent, so is a (above), before b's kernel stops
+	( await "$name.down" 200 &&
+	  tc qdisc replace dev exs0 root netem loss 100% && sleep 1 &&
+	  say "$name.a-silent" ) &
+	silencer=$!
 	exs_tally faults 1
 	# the stall bound (60 s) ends it: rxe retries forever
 	ended_within "$name: a: the client's stream failed" 120
@@ -553,8 +564,14 @@ if streaming "$name"; then
 	exs_assert "$name: a: the module said why" \
 		'exs_module_log | tail -n +$((logged + 1)) | grep -q "no ack for"'
 	sed 's/^/# /' "$EXS_TMP/deadpeer.out"
+	# b said "down" long before, if at all: the silencer is done or
+	# still waits for it
+	[ -e "$share/$name.down" ] || kill $silencer 2>/dev/null
+	wait $silencer 2>/dev/null
+	tc qdisc del dev exs0 root 2>/dev/null
 else
 	say "$name.streaming"
+	say "$name.a-silent"	# nothing to silence: one failure, not two
 	exs_fail "$name" "the stream never ran over RDMA"
 fi
 exs_check "a: the module unloads after the dead peer's connection" unload
