@@ -180,7 +180,9 @@ void exs_conn_finished(struct exs_conn *conn)
 }
 
 /* timeout_work's part: a parked connection idle too long, or one done
- * that never heard the peer's LAST, ends in order.  Called under
+ * that never heard the peer's LAST, ends in order; one whose link still
+ * carries streams stays while they do, and is not counted as a parked
+ * end that ran out (its QP was not idle).  Called under
  * conn->lock.
  */
 bool exs_park_expire(struct exs_conn *conn)
@@ -190,10 +192,11 @@ bool exs_park_expire(struct exs_conn *conn)
 	      conn->state == EXS_CONN_ESTABLISHED &&
 	      exs_conn_tx_finished(conn)))
 		return false;
+	if (exs_share_busy(conn))
+		return true;
 	if (conn->park == EXS_PARK_IDLE)
 		EXS_INC_STATS(conn->net, EXS_MIB_PARKEXPIRED);
-	if (!exs_share_busy(conn))
-		exs_conn_queue_hw(conn);
+	exs_conn_queue_hw(conn);
 	return true;
 }
 
