@@ -472,8 +472,9 @@ want "$name" && sync_case $port
 # resume's deadline passed.  Each host resets three connections
 # (SO_LINGER 0) while the other waits on them, dropping all it sends for
 # the first 0.2 s of each reset (the ABORT goes out again, 268 ms later
-# at ack_timeout 16); then b's listener closes twice on a connection it
-# never accepted (exs_reset.py).
+# at ack_timeout 16), one of a's beside one of b's each time; then b's
+# listener closes twice on a connection it never accepted (exs_reset.py).
+# (One at a time, the eight took over two minutes of make check's time.)
 name="a reset is no QP failure"
 drop="tc qdisc add dev exs0 root netem loss 100% && \
 	{ sleep 0.2; tc qdisc del dev exs0 root; } >/dev/null 2>&1 &"
@@ -483,38 +484,65 @@ if want "$name"; then
 	sysctl -qw net.exs.ack_timeout=16
 	bad=0
 	port=26010
-	# WHO:HOW, WHO resetting its end: by a close, or (b) its listener's
-	for run in a:reset a:reset a:reset b:reset b:reset b:reset \
-		   b:unaccepted b:unaccepted; do
-		port=$((port + 1))
-		role=(wait)
-		log="$EXS_TMP/reset.$port"
-		rdma=$share/rdma.$port
-		case $run in
-		$host:reset) role=(reset "$drop") ;;
-		$host:unaccepted)
-			role=(unaccepted "while [ ! -e $rdma ]; do sleep 0.1; done")
-			;;
-		esac
-		if [ "$host" = b ]; then
-			exs_bg exs-run python3 "$here/exs_reset.py" \
-				listen $port "${role[@]}" > "$log" 2>&1
-			exs_wait_listen $port 10
-			ready $port
-		else
-			await_ready $port
-			was=$(exs_stat ConnectRdma)
-			exs_bg exs-run python3 "$here/exs_reset.py" \
-				connect $peer4 $port "${role[@]}" > "$log" 2>&1
-			# up on RDMA before the listener may close
-			exs_wait_until 60 eval \
-				'[ "$(exs_stat ConnectRdma)" != "$was" ]'
-			touch "$rdma"
+	# WHO:HOW, WHO resetting its end: by a close, or (b) its listener's;
+	# a stage's runs side by side, each on a connection of its own; a
+	# resetting end says it is up (its exchange done) and resets once
+	# all of the stage's are (a's drop would otherwise slow another's
+	# handshake), a minute at most
+	for stage in "a:reset b:reset" "a:reset b:reset" "a:reset b:reset" \
+		     "b:unaccepted b:unaccepted"; do
+		# the last stage's drop over, at both hosts
+		exs_wait_until 10 eval '! tc qdisc show dev exs0 | grep -q netem'
+		go=$share/go.$port
+		runs=() roles=() ups=()
+		for run in $stage; do
+			port=$((port + 1))
+			runs+=($port)
+			role=(wait)
+			log="$EXS_TMP/reset.$port"
+			rdma=$share/rdma.$port
+			[ "${run#*:}" = reset ] && ups+=("$share/up.$port")
+			case $run in
+			$host:reset)
+				role=(reset "touch $share/up.$port
+					for i in \$(seq 600); do
+						[ -e $go ] && break; sleep 0.1
+					done; $drop")
+				;;
+			$host:unaccepted)
+				role=(unaccepted "while [ ! -e $rdma ]; do sleep 0.1; done")
+				;;
+			esac
+			roles+=(${role[0]})
+			if [ "$host" = b ]; then
+				exs_bg exs-run python3 "$here/exs_reset.py" \
+					listen $port "${role[@]}" > "$log" 2>&1
+				exs_wait_listen $port 10
+				ready $port
+			else
+				await_ready $port
+				was=$(exs_stat ConnectRdma)
+				exs_bg exs-run python3 "$here/exs_reset.py" \
+					connect $peer4 $port "${role[@]}" \
+					> "$log" 2>&1
+				# up on RDMA before the listener may close
+				exs_wait_until 60 eval \
+					'[ "$(exs_stat ConnectRdma)" != "$was" ]'
+				touch "$rdma"
+			fi
+		done
+		if [ "$host" = a ]; then
+			for up in "${ups[@]}"; do
+				exs_wait_file "$up" 60
+			done
+			touch "$go"
 		fi
-		if ! wait "${EXS_PIDS[-1]}"; then
+		for ((i = ${#runs[@]}; i > 0; i--)); do
+			wait "${EXS_PIDS[-i]}" && continue
 			bad=$((bad + 1))
-			sed "s/^/#   $port ${role[0]}: /" "$log"
-		fi
+			sed "s/^/#   ${runs[-i]} ${roles[-i]}: /" \
+				"$EXS_TMP/reset.${runs[-i]}"
+		done
 	done
 	sysctl -qw net.exs.ack_timeout="$ack0"
 	tc qdisc del dev exs0 root 2>/dev/null
