@@ -164,12 +164,13 @@ exs_check "... and both ends ended in order (RdmaAborts +$(delta RdmaAborts "$ab
 # A refused OPEN leaves its queue pair as it was parked: when its time
 # runs out there, it ends in order, no abort counted (the refused
 # connection moved nothing).  The connector's end, the newest parked,
-# takes the OPEN and parks again (Parked +1) for reuse_idle_ms, 15 s:
+# takes the OPEN and parks again (Parked +1) for reuse_idle_ms, 30 s:
 # the debug kernel beside another guest once took 6 s from the parking
 # to the OPEN, by which time 5 s had let the connector's end go, and the
-# connect's REQ was refused instead; ends parked by the cases above may
-# run out meanwhile too, so the count is read after ours surely went.
-sysctl -qw net.exs.reuse_idle_ms=15000
+# connect's REQ was refused instead (and 15 s, beside three guests and
+# a build, once went as well); ends parked by the cases above may run
+# out meanwhile too, so the count is read after ours surely went.
+sysctl -qw net.exs.reuse_idle_ms=30000
 one "a connection whose ends park, for a refused OPEN"
 exs_check "... its ends parked" exs_wait_until 10 parked_by 2
 parked=$(exs_stat Parked) expired=$(exs_stat ParkExpired)
@@ -180,7 +181,7 @@ exs_assert "... an OPEN on it to a port without a listener: TCP's refusal" \
 exs_check "... the peer's refusal, the queue pair parked again ($(delta FallbackPeerReject "$rej") refused, Parked +$(delta Parked "$parked"))" \
 	[ "$(delta FallbackPeerReject "$rej")/$(delta Parked "$parked")" = 1/1 ]
 expired_by() { [ "$(delta ParkExpired "$expired")" -ge "$1" ]; }
-exs_wait_until 30 expired_by 1
+exs_wait_until 45 expired_by 1
 exs_check "... which then ran out of time (ParkExpired +$(delta ParkExpired "$expired"))" \
 	expired_by 1
 exs_check "... and ended in order (RdmaAborts +$(delta RdmaAborts "$aborts"))" \
