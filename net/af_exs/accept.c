@@ -184,6 +184,28 @@ static int exs_accept_rep(struct exs_conn *conn, struct rdma_cm_id *id)
 	return rdma_accept(id, &param);
 }
 
+/* The handshake's events of an acceptor's link's cm_id, as its link's
+ * handler passes them on (exs_link_cm_handler(): link_event.c, which
+ * took the link's part), for @conn, the stream that builds the link: its
+ * link->handshake.
+ */
+static void exs_child_cm_event(struct exs_conn *conn, struct rdma_cm_id *id,
+			       const struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		exs_conn_established(conn);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		exs_conn_abort(conn, -ECONNRESET, false);
+		break;
+	default:
+		break;
+	}
+}
+
 /* A REQ @lsn takes (exs_child_request()): it builds the child's QP and
  * ring and accepts, or refuses.
  */
@@ -247,6 +269,7 @@ static int exs_child_place(struct exs_listener *lsn, struct rdma_cm_id *id,
 	if (!err)
 		err = exs_conn_set_peer_ring(conn, peer);
 	if (!err) {
+		conn->link->handshake = exs_child_cm_event;
 		id->context = &conn->link->ctx;
 		conn->on_connect = exs_child_event;
 		err = exs_accept_rep(conn, id);
@@ -399,26 +422,6 @@ int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id)
 		err = exs_accept_rep(conn, id);
 	rdma_unlock_handler(id);
 	return err;
-}
-
-/* The handshake's events of an acceptor's link's cm_id, as its link's
- * handler passes them on (exs_link_cm_handler(): link_event.c, which
- * took the link's part), for @conn, the stream that builds the link.
- */
-void exs_child_cm_event(struct exs_conn *conn, const struct rdma_cm_event *ev)
-{
-	switch (ev->event) {
-	case RDMA_CM_EVENT_ESTABLISHED:
-		exs_conn_established(conn);
-		break;
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-		exs_conn_abort(conn, -ECONNRESET, false);
-		break;
-	default:
-		break;
-	}
 }
 
 /* The listening cm_ids' handler, which their children inherit: a REQ on

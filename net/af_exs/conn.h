@@ -570,7 +570,8 @@ int exs_link_post_recv(struct exs_link *link, struct exs_rx_slot *slot);
 int exs_stream_rx_own(struct exs_conn *conn, enum ib_wc_opcode opcode,
 		      const union exs_wire_rx *msg, u8 type, u32 cursor,
 		      u32 imm, bool *stream_err);
-int exs_stream_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len);
+int exs_stream_rx_batch(struct exs_conn *conn, const u8 *buf,
+			const struct exs_rx_batch *batch);
 void exs_stream_rx(struct exs_conn *conn, enum ib_wc_opcode opcode,
 		   const union exs_wire_rx *msg, u8 type, u32 cursor, u32 imm,
 		   const void *data);
@@ -597,7 +598,6 @@ int exs_rdma_open_child(struct exs_conn *conn,
 int exs_rdma_accept_resumed(struct exs_conn *conn, struct rdma_cm_id *id);
 int exs_rdma_join_child(struct exs_conn *rider,
 			const struct exs_wire_peer *peer);
-void exs_child_cm_event(struct exs_conn *conn, const struct rdma_cm_event *ev);
 
 /* listeners.c */
 void exs_listener_put(struct exs_listener *lsn);
@@ -618,8 +618,6 @@ bool exs_listener_addr_ok(const struct exs_listener *lsn,
 /* connect.c */
 void exs_connect_resolve_work(struct work_struct *work);
 int exs_connect_resume(struct exs_conn *conn);
-void exs_connect_cm_event(struct exs_conn *conn, struct rdma_cm_id *id,
-			  const struct rdma_cm_event *ev);
 
 /* head_start.c */
 void exs_head_start(struct exs_conn *conn);

@@ -200,10 +200,12 @@ static void exs_connect_resolve_again(struct exs_conn *conn)
 
 /* The handshake's events of a connector's link's cm_id @id, as its link's
  * handler passes them on (exs_link_cm_handler(): link_event.c, which
- * took the link's part), for @conn, the stream that builds the link.
+ * took the link's part), for @conn, the stream that builds the link: its
+ * link->handshake.
  */
-void exs_connect_cm_event(struct exs_conn *conn, struct rdma_cm_id *id,
-			  const struct rdma_cm_event *ev)
+static void exs_connect_cm_event(struct exs_conn *conn,
+				 struct rdma_cm_id *id,
+				 const struct rdma_cm_event *ev)
 {
 	int timeout = exs_connect_timeout_ms(conn->net);
 	int err;
@@ -439,6 +441,7 @@ static enum exs_fallback_reason exs_connect_start(struct exs_sock *exs,
 		return EXS_FALLBACK_NONE;
 	}
 
+	conn->link->handshake = exs_connect_cm_event;
 	id = rdma_create_id(net, exs_link_cm_handler, &conn->link->ctx,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {

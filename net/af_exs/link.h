@@ -65,6 +65,23 @@ struct exs_rx_slot {
 	struct ib_sge		sge;
 };
 
+/* The most records a BATCH holds: each is a header and at least a byte */
+#define EXS_BATCH_RECS	((EXS_BATCH_MAX - sizeof(struct exs_wire_msg)) / \
+			 (sizeof(struct exs_wire_rec) + 1))
+
+/* A BATCH's records as its link read them, once (link_rx.c): for each,
+ * its channel, its flags and where its bytes are in the BATCH.
+ */
+struct exs_rx_batch {
+	u8			n;
+	struct {
+		u8		chan;
+		u8		flags;
+		u16		off;
+		u16		len;
+	} rec[EXS_BATCH_RECS];
+};
+
 /* A JOIN the acceptor's link heard, for its join work (share.c). */
 struct exs_join {
 	struct list_head	node;		/* exs_link.joins */
@@ -113,6 +130,13 @@ struct exs_link {
 	u8			ack_cfg;	/* net.exs.ack_timeout then */
 	u16			inline_cap;	/* what a send takes inline */
 	struct rdma_cm_id	*cm_id;		/* its QP's; NULL while resuming */
+	/* the handshake's events of its cm_ids, for the stream that builds
+	 * it (link_event.c): connect.c's or accept.c's, set by that stream
+	 * before it gives a cm_id the link's context
+	 */
+	void			(*handshake)(struct exs_conn *builder,
+					     struct rdma_cm_id *id,
+					     const struct rdma_cm_event *ev);
 	/* A protection domain of the link's own: a ring's key is valid on
 	 * this QP alone, so no other QP's peer can reach the ring (the
 	 * streams on this link share it: share.c).

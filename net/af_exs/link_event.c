@@ -138,8 +138,8 @@ static void exs_link_note_up(struct exs_link *link, struct rdma_cm_id *id)
  * (at any stage), the peer's disconnect once up (which ends or replaces
  * the QP: a resume).  The handshake's own events are its builder's, the
  * first stream's (today through link->holder, whose end or resume takes
- * the others along: share.c): an acceptor's (accept.c) or a connector's
- * (connect.c), as the link's side says.
+ * the others along: share.c), through the handshake it set: an
+ * acceptor's (accept.c) or a connector's (connect.c).
  */
 int exs_link_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -162,9 +162,6 @@ int exs_link_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	default:
 		break;
 	}
-	if (link->passive)
-		exs_child_cm_event(builder, ev);
-	else
-		exs_connect_cm_event(builder, id, ev);
+	link->handshake(builder, id, ev);
 	return 0;
 }

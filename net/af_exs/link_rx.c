@@ -74,11 +74,13 @@ static int exs_link_rx_read(struct exs_link *link, const struct ib_wc *wc,
 	return err;
 }
 
-/* A BATCH (batch.c): every record well formed and for a channel of
- * @link, 0 (its first stream's) or one the table holds; the bytes
+/* A BATCH (batch.c), well formed (exs_wire_parse_msg() checked its
+ * records fill it): read into @batch, once, every record for a channel
+ * of @link, 0 (its first stream's) or one the table holds; the bytes
  * counted.  Called under the holder's lock.
  */
-static int exs_link_rx_batch(struct exs_link *link, const u8 *buf, u32 len)
+static int exs_link_rx_batch(struct exs_link *link, const u8 *buf, u32 len,
+			     struct exs_rx_batch *batch)
 {
 	unsigned int off = sizeof(struct exs_wire_msg);
 	u8 chan, flags;
@@ -87,52 +89,57 @@ static int exs_link_rx_batch(struct exs_link *link, const u8 *buf, u32 len)
 	/* only a QP built to share takes them, from version 4 on */
 	if (!link->batch || link->version < EXS_WIRE_V_BATCH)
 		return -EPROTO;
+	batch->n = 0;
 	while (off < len) {
-		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
+		if (batch->n == EXS_BATCH_RECS ||
+		    exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
 			return -EPROTO;
 		if (chan && !exs_link_chan_used(link, chan))
 			return -EPROTO;
+		batch->rec[batch->n].chan = chan;
+		batch->rec[batch->n].flags = flags;
+		batch->rec[batch->n].off = off;
+		batch->rec[batch->n].len = rlen;
+		batch->n++;
 		link->rx_bytes += rlen;
 		off += rlen;
 	}
 	return 0;
 }
 
-/* The other channels' records of a BATCH exs_link_rx_batch() passed,
- * each to its stream, after the holder's lock.
+/* The other channels' records of a BATCH exs_link_rx_batch() read, each
+ * to its stream, after the holder's lock.
  */
 static void exs_link_rx_batch_chans(struct exs_link *link, const u8 *buf,
-				    u32 len)
+				    const struct exs_rx_batch *batch)
 {
-	unsigned int off = sizeof(struct exs_wire_msg);
 	struct exs_conn *stream;
-	u8 chan, flags;
-	u16 rlen;
+	unsigned int i;
 
-	while (off < len &&
-	       !exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen)) {
-		if (chan) {
-			stream = exs_link_chan_get(link, chan);
-			if (stream) {
-				exs_stream_rx(stream, IB_WC_RECV_RDMA_WITH_IMM,
-					      NULL, EXS_MSG_BATCH, 0,
-					      exs_wire_rec_imm(rlen, flags),
-					      buf + off);
-				exs_conn_put(stream);
-			}
-		}
-		off += rlen;
+	for (i = 0; i < batch->n; i++) {
+		if (!batch->rec[i].chan)
+			continue;
+		stream = exs_link_chan_get(link, batch->rec[i].chan);
+		if (!stream)
+			continue;
+		exs_stream_rx(stream, IB_WC_RECV_RDMA_WITH_IMM, NULL,
+			      EXS_MSG_BATCH, 0,
+			      exs_wire_rec_imm(batch->rec[i].len,
+					       batch->rec[i].flags),
+			      buf + batch->rec[i].off);
+		exs_conn_put(stream);
 	}
 }
 
 /* What the completion is, as far as the link can tell: a write's
  * immediate (@imm, its channel in @chan), or a message copied into
- * @msg; its bytes counted for the link (a BATCH's as its records are
- * read).  Called under the holder's lock.
+ * @msg (a BATCH's records read into @batch); its bytes counted for the
+ * link.  Called under the holder's lock.
  */
 static int exs_link_rx_frame(struct exs_link *link, const struct ib_wc *wc,
 			     struct exs_rx_slot *slot, union exs_rx_copy *msg,
-			     u8 *type, u32 *cursor, u8 *chan, u32 *imm)
+			     u8 *type, u32 *cursor, u8 *chan, u32 *imm,
+			     struct exs_rx_batch *batch)
 {
 	int err;
 
@@ -154,7 +161,8 @@ static int exs_link_rx_frame(struct exs_link *link, const struct ib_wc *wc,
 		if (!err && *type == EXS_MSG_DATA)
 			link->rx_bytes += *cursor & EXS_IMM_LEN_MASK;
 		if (!err && *type == EXS_MSG_BATCH)
-			err = exs_link_rx_batch(link, msg->raw, wc->byte_len);
+			err = exs_link_rx_batch(link, msg->raw, wc->byte_len,
+						batch);
 		return err;
 	default:
 		return -EPROTO;
@@ -169,7 +177,8 @@ void exs_link_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct exs_conn *conn = link->holder;
 	struct exs_conn *stream = NULL;
 	union exs_rx_copy msg;
-	u32 imm = 0, cursor = 0, batch = 0;
+	struct exs_rx_batch batch = { .n = 0 };
+	u32 imm = 0, cursor = 0;
 	u8 type = 0, chan = 0;
 	bool repost_failed = false, stream_err = false;
 	int err;
@@ -190,10 +199,9 @@ void exs_link_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	conn->last_heard = jiffies;
 	err = exs_link_rx_frame(link, wc, slot, &msg, &type, &cursor, &chan,
-				&imm);
+				&imm, &batch);
 	if (!err && type == EXS_MSG_BATCH) {
-		batch = wc->byte_len;
-		err = exs_stream_rx_batch(conn, msg.raw, batch);
+		err = exs_stream_rx_batch(conn, msg.raw, &batch);
 	} else if (!err && chan) {
 		/* another stream's: handed on below */
 		stream = exs_link_chan_get(link, chan);
@@ -235,6 +243,6 @@ void exs_link_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 				      cursor, imm, NULL);
 		exs_conn_put(stream);
 	}
-	if (batch && !err && !repost_failed)
-		exs_link_rx_batch_chans(link, msg.raw, batch);
+	if (batch.n && !err && !repost_failed)
+		exs_link_rx_batch_chans(link, msg.raw, &batch);
 }

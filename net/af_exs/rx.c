@@ -271,25 +271,23 @@ void exs_stream_rx(struct exs_conn *rider, enum ib_wc_opcode opcode,
 		exs_conn_abort(rider, err == -EPIPE ? err : -ECONNRESET, false);
 }
 
-/* The first stream's records of a BATCH the link checked whole
- * (link_rx.c), with its bytes' checks; dropped once it ended, as its
- * late writes are.  Called under conn->lock.
+/* The first stream's records of a BATCH at @buf, which the link read
+ * and checked whole (link_rx.c), with its bytes' checks; dropped once it
+ * ended, as its late writes are.  Called under conn->lock.
  */
-int exs_stream_rx_batch(struct exs_conn *conn, const u8 *buf, u32 len)
+int exs_stream_rx_batch(struct exs_conn *conn, const u8 *buf,
+			const struct exs_rx_batch *batch)
 {
-	unsigned int off = sizeof(struct exs_wire_msg);
-	u8 chan, flags;
-	u16 rlen;
+	unsigned int i;
 
-	while (off < len) {
-		if (exs_wire_parse_rec(buf, len, &off, &chan, &flags, &rlen))
+	if (conn->state == EXS_CONN_CLOSED)
+		return 0;
+	for (i = 0; i < batch->n; i++)
+		if (!batch->rec[i].chan &&
+		    !exs_rx_bytes(conn, exs_wire_rec_imm(batch->rec[i].len,
+							 batch->rec[i].flags),
+				  buf + batch->rec[i].off))
 			return -EPROTO;
-		if (!chan && conn->state != EXS_CONN_CLOSED &&
-		    !exs_rx_bytes(conn, exs_wire_rec_imm(rlen, flags),
-				  buf + off))
-			return -EPROTO;
-		off += rlen;
-	}
 	return 0;
 }
 
