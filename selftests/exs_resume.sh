@@ -354,10 +354,11 @@ if want "$name"; then
 	sync_case 26030
 fi
 # The first connection ends (its QP parks at both ends), then the QP
-# fails under the three others: it moves for them, LINK in its RESUME
-# A closed socket's bound, its minute, cut to a second (a test knob):
-# the QP moves for the riders after it ran out, as it did on the debug
-# kernel, where the bound once ended the resume and the riders with it.
+# fails under the three others: it moves for them, LINK in its RESUME.
+# The first's closed socket's bound, its minute, is cut to a second (a
+# test knob): the QP moves for the riders after it ran out, as it did on
+# the debug kernel, where the bound once ended the resume and the
+# riders with it.
 name="the first of four sharing connections ends, then the QP fails"
 if ! want "$name"; then
 	:
